@@ -1,0 +1,103 @@
+#pragma once
+// The validated, immutable configuration. Loading (YAML, yaml-cpp) lives apart in
+// config/loader.hpp so that the core never links yaml-cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "landlord/base/client_id.hpp"
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/ipv4.hpp"
+#include "landlord/base/time.hpp"
+
+namespace landlord::config {
+
+// T1/T2: a fraction of the lease time ("50%") or a fixed duration ("30m").
+struct Fraction {
+  double value = 0;  // 0 < value < 1
+  bool operator==(const Fraction&) const = default;
+};
+using RenewalTime = std::variant<Fraction, Duration>;
+
+struct LeaseTimes {
+  Duration time = std::chrono::hours{1};
+  RenewalTime renew = Fraction{0.5};
+  RenewalTime rebind = Fraction{0.875};
+  Duration offer_hold = std::chrono::seconds{30};
+  Duration decline_hold = std::chrono::minutes{10};
+
+  Duration renew_duration() const;   // T1 for `time`
+  Duration rebind_duration() const;  // T2 for `time`
+};
+
+struct AddressRange {
+  Ipv4 first, last;  // inclusive
+  std::uint64_t size() const { return std::uint64_t{last.to_uint()} - first.to_uint() + 1; }
+  bool contains(Ipv4 address) const { return first <= address && address <= last; }
+};
+
+struct Reservation {
+  std::optional<HardwareAddress> mac;
+  std::optional<ClientId> client_id;
+  Ipv4 address;
+  std::string hostname;
+};
+
+// An option value already encoded for the wire, in the order the config gave it.
+struct OptionValue {
+  std::uint8_t code = 0;
+  std::vector<std::uint8_t> value;
+};
+
+struct Subnet {
+  std::uint32_t id = 0;  // 1-based, position in the file; stable while the file keeps its order
+  Cidr subnet;
+  std::vector<AddressRange> pools;
+  std::vector<Ipv4> relays;          // giaddr values selecting this subnet besides one inside it
+  std::vector<OptionValue> options;  // routers, dns-servers, domain-name, ... (subnet mask is implied)
+  LeaseTimes lease;                  // the global defaults with this subnet's overrides applied
+  std::vector<Reservation> reservations;
+  std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
+};
+
+struct Endpoint {
+  Ipv4 address;  // 0.0.0.0 = any
+  std::uint16_t port = 67;
+};
+
+struct ServerSection {
+  std::vector<std::string> interfaces;
+  Endpoint listen;
+  std::optional<Ipv4> server_id;  // default: the address of the ingress interface
+  bool authoritative = true;      // NAK INIT-REBOOT requests for addresses wrong for the link
+};
+
+struct StoreSection {
+  enum class Type : std::uint8_t { Sqlite, Memory };
+  Type type = Type::Sqlite;
+  std::string path = "/var/lib/landlord/leases.db";
+  std::uint32_t batch_max = 256;                       // leases per group commit at most
+  Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
+};
+
+struct ControlSection {
+  std::optional<Endpoint> listen;  // HTTP/JSON + /metrics; off when absent
+};
+
+struct LogSection {
+  std::string level = "info";  // trace, debug, info, warn, error
+};
+
+struct Config {
+  std::string source;  // file name it was loaded from, for messages
+  ServerSection server;
+  StoreSection store;
+  LeaseTimes lease;    // the global defaults, as written
+  std::vector<Subnet> subnets;
+  ControlSection control;
+  LogSection log;
+};
+
+}  // namespace landlord::config

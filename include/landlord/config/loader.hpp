@@ -1,0 +1,25 @@
+#pragma once
+// YAML -> validated Config. The only place yaml-cpp is used.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "landlord/base/expected.hpp"
+#include "landlord/config/config.hpp"
+
+namespace landlord::config {
+
+struct ConfigError {
+  std::string file;
+  int line = 0;    // 1-based; 0 when the error has no place (e.g. unreadable file)
+  int column = 0;  // 1-based
+  std::string message;
+  std::string to_string() const;  // "FILE:LINE:COLUMN: message"
+};
+
+// Every error found, not just the first.
+Expected<Config, std::vector<ConfigError>> load_file(const std::string& path);
+Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
+                                                      const std::string& source_name);
+
+}  // namespace landlord::config

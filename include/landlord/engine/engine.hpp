@@ -1,0 +1,106 @@
+#pragma once
+// The protocol core (RFC 2131 server side), sans I/O: a message, where it came from and the
+// time go in; a decision comes out. No sockets, no clock, no threads, no disk.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "landlord/base/ipv4.hpp"
+#include "landlord/base/time.hpp"
+#include "landlord/config/config.hpp"
+#include "landlord/lease/lease.hpp"
+#include "landlord/wire/message.hpp"
+
+namespace landlord::engine {
+
+inline constexpr std::uint16_t kServerPort = 67;
+inline constexpr std::uint16_t kClientPort = 68;
+
+// Where a datagram arrived.
+struct Ingress {
+  std::uint32_t interface_index = 0;
+  std::string_view interface_name;
+  Ipv4 interface_address;      // our address on that link: default server-id, selects the subnet
+  Ipv4 source_address;
+  std::uint16_t source_port = kClientPort;
+  bool to_broadcast = false;   // sent to a broadcast address (REBINDING), else unicast to us (RENEWING)
+};
+
+// RFC 2131 §4.1 reply routing, decided by the engine, carried out by server/.
+enum class Route : std::uint8_t {
+  Relay,           // giaddr != 0: to giaddr at the server port, or the RFC 8357 relay port
+  Ciaddr,          // ciaddr != 0: unicast to ciaddr:68
+  Broadcast,       // broadcast bit set, or a NAK without giaddr: 255.255.255.255:68 on the ingress link
+  DirectToClient,  // no address yet, no broadcast bit: unicast to yiaddr at chaddr (needs ARP or L2)
+};
+std::string_view to_string(Route route);
+
+struct Reply {
+  wire::Message message;
+  Route route = Route::Broadcast;
+  Ipv4 destination;         // giaddr, ciaddr, 255.255.255.255 or yiaddr
+  std::uint16_t port = kClientPort;
+  std::uint16_t max_size = wire::kDefaultMaxMessageSize;  // option 57 as the client allows
+};
+
+enum class EventKind : std::uint8_t {
+  Offer, Grant, Renew, Rebind, Release, Decline, Expire, Nak, Inform, Ignore,
+};
+std::string_view to_string(EventKind kind);
+
+// What happened, for the log line and counters. `reason` is a static string.
+struct Event {
+  EventKind kind = EventKind::Ignore;
+  Ipv4 address;
+  std::string_view reason;
+};
+
+struct Outcome {
+  std::optional<Reply> reply;
+  // Records that must be durable before `reply` leaves (empty for OFFER, NAK, INFORM, drops).
+  std::vector<lease::Lease> mutations;
+  Event event;
+};
+
+struct Counters {
+  std::uint64_t discovers = 0, offers = 0, requests = 0, grants = 0, renewals = 0, rebinds = 0,
+                naks = 0, declines = 0, releases = 0, informs = 0, expirations = 0,
+                ignored = 0, pool_exhausted = 0;
+};
+
+class Engine {
+ public:
+  explicit Engine(const config::Config& config);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Rebuilds memory from a stored record at start-up (any state); call before handle().
+  void restore(lease::Lease record);
+
+  Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now);
+
+  // Expires bound leases past their expiry, ends offer holds and decline holds: at most
+  // `max_records` per call so a backlog never stalls the loop. Returns records to persist.
+  std::vector<lease::Lease> reclaim(TimePoint now, std::size_t max_records);
+  // The next time reclaim() has work; nullopt when nothing is pending.
+  std::optional<TimePoint> next_deadline() const;
+
+  // SIGHUP: new pools and options; leases are kept (one outside every new pool stays until it ends).
+  void reconfigure(const config::Config& config);
+
+  // Read side (control API, tests, recovery checks).
+  const lease::Lease* find(Ipv4 address) const;
+  const lease::Lease* find(const ClientKey& client) const;
+  void for_each_lease(const std::function<void(const lease::Lease&)>& visit) const;
+  const Counters& counters() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace landlord::engine

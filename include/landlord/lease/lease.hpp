@@ -1,0 +1,56 @@
+#pragma once
+// The lease record shared by engine, store and control. Store facts, derive deadlines:
+// a lease holds when it was last granted or extended and for how long; expiry is computed.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "landlord/base/client_id.hpp"
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/ipv4.hpp"
+#include "landlord/base/time.hpp"
+
+namespace landlord::lease {
+
+// Persisted states. The phase of a bound lease (before T1, past T1, past T2) is derived from
+// time; `Offered` lives only in memory (offers are holds, never written).
+enum class LeaseState : std::uint8_t { Offered, Bound, Released, Expired, Declined };
+std::string_view to_string(LeaseState state);
+
+// How the lease was last extended (RFC 2131 §4.3.2): RENEWING is unicast to us with ciaddr;
+// REBINDING is broadcast (or relayed) with ciaddr.
+enum class Extension : std::uint8_t { None, Renewing, Rebinding };
+std::string_view to_string(Extension extension);
+
+enum class Phase : std::uint8_t { Bound, PastT1, PastT2, Expired };
+std::string_view to_string(Phase phase);
+
+// Every grant of an address to a new holder increments that address's token; extensions keep
+// it. The store refuses a write whose token is older than the one it holds.
+using FencingToken = std::uint64_t;
+
+struct Lease {
+  Ipv4 address;
+  ClientKey client;            // identity the lease is bound to (RFC 2131 §4.2)
+  HardwareAddress hardware;    // chaddr, for operators and direct replies
+  ClientId client_id;          // option 61 as sent; empty when absent
+  std::string hostname;        // option 12, if the client sent one
+  LeaseState state = LeaseState::Offered;
+  Extension last_extension = Extension::None;
+  std::uint32_t subnet_id = 0;
+  TimePoint granted_at;        // when the client's current lease period began (grant or extension)
+  Duration lease_time{0};      // option 51 as sent; for Declined, the decline hold
+  Duration renew_time{0};      // T1 as sent (option 58)
+  Duration rebind_time{0};     // T2 as sent (option 59)
+  FencingToken fencing_token = 0;
+
+  TimePoint expires_at() const { return granted_at + lease_time; }
+  Phase phase(TimePoint now) const {
+    if (now >= expires_at()) return Phase::Expired;
+    if (now >= granted_at + rebind_time) return Phase::PastT2;
+    if (now >= granted_at + renew_time) return Phase::PastT1;
+    return Phase::Bound;
+  }
+};
+
+}  // namespace landlord::lease

@@ -1,0 +1,36 @@
+#pragma once
+// Durable lease records. Writes are conditional on the fencing token: a record whose token
+// is older than the stored one for its address is refused.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "landlord/base/expected.hpp"
+#include "landlord/lease/lease.hpp"
+
+namespace landlord::store {
+
+struct StoreError {
+  enum class Kind : std::uint8_t { Io, Full, ReadOnly, Locked, Corrupt, Foreign, Other };
+  Kind kind = Kind::Other;
+  std::string message;  // includes the path and the backend's own words
+};
+
+enum class WriteResult : std::uint8_t { Written, StaleToken };
+
+class LeaseStore {
+ public:
+  virtual ~LeaseStore() = default;
+  // Writes the batch in one transaction and makes it durable before returning (one fsync).
+  // On success, result[i] says whether record i was written or refused for a stale token.
+  // On error nothing of the batch is durable.
+  virtual Expected<std::vector<WriteResult>, StoreError> commit(
+      std::span<const lease::Lease> batch) = 0;
+  // Streams every stored record (any state) to `visit`; used at start-up to rebuild memory.
+  virtual Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) = 0;
+};
+
+}  // namespace landlord::store

@@ -1,0 +1,104 @@
+#pragma once
+// A DHCPv4 message (RFC 2131 §2): the fixed BOOTP header plus its options.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "landlord/base/client_id.hpp"
+#include "landlord/base/expected.hpp"
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/ipv4.hpp"
+#include "landlord/wire/options.hpp"
+
+namespace landlord::wire {
+
+enum class Op : std::uint8_t { BootRequest = 1, BootReply = 2 };
+
+enum class MessageType : std::uint8_t {
+  Discover = 1, Offer = 2, Request = 3, Decline = 4, Ack = 5, Nak = 6, Release = 7, Inform = 8,
+};
+std::string_view to_string(MessageType type);
+
+inline constexpr std::uint16_t kBroadcastFlag = 0x8000;
+inline constexpr std::size_t kHeaderSize = 236;          // BOOTP header before the magic cookie
+inline constexpr std::size_t kMinMessageSize = 300;      // BOOTP minimum; replies are padded to it
+inline constexpr std::size_t kMaxPacketSize = 1500 * 2;  // larger datagrams are refused
+inline constexpr std::size_t kDefaultMaxMessageSize = 576;  // RFC 2131 §2: without option 57
+
+struct Message {
+  Op op = Op::BootRequest;
+  std::uint8_t htype = HardwareAddress::kEthernet;
+  std::uint8_t hlen = 6;
+  std::uint8_t hops = 0;
+  std::uint32_t xid = 0;
+  std::uint16_t secs = 0;
+  std::uint16_t flags = 0;
+  Ipv4 ciaddr, yiaddr, siaddr, giaddr;
+  std::array<std::uint8_t, 16> chaddr{};
+  // sname/file as carried in the header. When option 52 overloaded them, their option
+  // contents have been moved into `options` and these hold zeros.
+  std::array<std::uint8_t, 64> sname{};
+  std::array<std::uint8_t, 128> file{};
+  Options options;
+
+  bool broadcast() const { return (flags & kBroadcastFlag) != 0; }
+  std::optional<MessageType> type() const;
+  HardwareAddress hardware_address() const { return {htype, {chaddr.data(), hlen}}; }
+  ClientId client_id() const;   // empty when option 61 is absent
+  ClientKey client_key() const { return ClientKey::from(client_id(), hardware_address()); }
+};
+
+struct ParseError {
+  enum class Kind : std::uint8_t {
+    TooShort,           // fewer bytes than the BOOTP header + cookie
+    TooLong,            // more than kMaxPacketSize
+    BadCookie,          // magic cookie is not 99.130.83.99
+    BadOp,              // op neither 1 nor 2
+    BadHardwareLength,  // hlen > 16
+    OptionOverrun,      // an option's length runs past the end of its field
+    BadOverload,        // option 52 malformed or pointing at nothing
+    MissingEnd,         // options field ended without END (tolerated where RFC allows; see parse.cpp)
+    TooManyOptionBytes, // joined options exceed Options::kCapacityBytes
+    MissingMessageType, // no option 53, or its value is out of range
+  };
+  Kind kind;
+  std::size_t offset = 0;  // byte offset in the packet where the problem was found
+};
+std::string_view to_string(ParseError::Kind kind);
+
+// Parses a client's or server's message. Never reads past `packet`; never allocates.
+// A message without a valid option 53 is refused (BOOTP is not served).
+Expected<Message, ParseError> parse(std::span<const std::uint8_t> packet);
+// The same into a caller-owned Message, so a server loop reuses one buffer.
+std::optional<ParseError> parse_into(std::span<const std::uint8_t> packet, Message& out);
+
+struct BuildError {
+  enum class Kind : std::uint8_t { BufferTooSmall, MessageTypeDoesNotFit };
+  Kind kind;
+};
+
+// Writes `message` into `out`, never more than out.size() bytes (the caller passes
+// min(buffer, client's option 57, MTU)). Options go in their stored order, values longer than
+// 255 bytes split into several instances (RFC 3396). When they do not fit in the options field,
+// `file` then `sname` are overloaded (option 52). Option 82 is always written last (RFC 3046).
+// An option that fits nowhere is left out and counted in `omitted`; 53 must fit or it fails.
+// Short messages are padded to kMinMessageSize when out is large enough.
+struct BuildResult {
+  std::size_t size = 0;
+  std::size_t omitted = 0;
+};
+Expected<BuildResult, BuildError> build(const Message& message, std::span<std::uint8_t> out);
+
+// Option 82 (RFC 3046) sub-options the server reads; the whole option is echoed verbatim.
+struct RelayAgentInfo {
+  std::span<const std::uint8_t> circuit_id;   // sub-option 1
+  std::span<const std::uint8_t> remote_id;    // sub-option 2
+  std::optional<Ipv4> link_selection;         // sub-option 5, RFC 3527
+  std::optional<std::uint16_t> relay_port;    // sub-option 19, RFC 8357 (relay source port)
+};
+// nullopt when the sub-option TLVs are malformed.
+std::optional<RelayAgentInfo> parse_relay_agent_info(std::span<const std::uint8_t> value);
+
+}  // namespace landlord::wire

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "landlord/base/client_id.hpp"
+#include "landlord/base/expected.hpp"
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/ipv4.hpp"
+
+namespace landlord {
+namespace {
+
+TEST(Ipv4, ParsesAndPrintsDottedQuad) {
+  const auto address = Ipv4::parse("198.18.0.100");
+  ASSERT_TRUE(address);
+  EXPECT_EQ(address->to_uint(), 0xC6120064u);
+  EXPECT_EQ(address->to_string(), "198.18.0.100");
+  EXPECT_EQ(Ipv4(198, 18, 0, 100), *address);
+}
+
+TEST(Ipv4, RefusesMalformedText) {
+  for (const char* text : {"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4 ", "a.b.c.d", "1..2.3",
+                           "1.2.3.-4", "1234.1.1.1"}) {
+    EXPECT_FALSE(Ipv4::parse(text)) << text;
+  }
+}
+
+TEST(Cidr, ParsesAndContains) {
+  const auto cidr = Cidr::parse("198.18.0.0/24");
+  ASSERT_TRUE(cidr);
+  EXPECT_TRUE(cidr->contains(Ipv4(198, 18, 0, 255)));
+  EXPECT_FALSE(cidr->contains(Ipv4(198, 18, 1, 0)));
+  EXPECT_EQ(cidr->broadcast(), Ipv4(198, 18, 0, 255));
+  EXPECT_EQ(cidr->to_string(), "198.18.0.0/24");
+  EXPECT_FALSE(Cidr::parse("198.18.0.1/24")) << "host bits set";
+  EXPECT_FALSE(Cidr::parse("198.18.0.0/33"));
+  EXPECT_FALSE(Cidr::parse("198.18.0.0"));
+  EXPECT_TRUE(Cidr::parse("0.0.0.0/0")->contains(Ipv4(1, 2, 3, 4)));
+}
+
+TEST(HardwareAddress, ParsesColonAndDashHex) {
+  const auto mac = HardwareAddress::parse("02:00:00:AB:cd:10");
+  ASSERT_TRUE(mac);
+  EXPECT_EQ(mac->length(), 6);
+  EXPECT_EQ(mac->to_string(), "02:00:00:ab:cd:10");
+  EXPECT_EQ(*HardwareAddress::parse("02-00-00-ab-cd-10"), *mac);
+  EXPECT_FALSE(HardwareAddress::parse("02:00:0"));
+  EXPECT_FALSE(HardwareAddress::parse("zz:00"));
+  EXPECT_FALSE(HardwareAddress::parse(""));
+}
+
+TEST(ClientKey, ClientIdAndHardwareKeysNeverCollide) {
+  const auto mac = *HardwareAddress::parse("02:00:00:00:00:10");
+  // A client-id whose bytes equal htype+chaddr must still be a different identity.
+  const std::uint8_t id_bytes[] = {1, 2, 0, 0, 0, 0, 0x10};
+  const auto by_id = ClientKey::from(ClientId{id_bytes}, mac);
+  const auto by_mac = ClientKey::from(ClientId{}, mac);
+  EXPECT_NE(by_id, by_mac);
+  EXPECT_EQ(by_mac, ClientKey::from(ClientId{}, mac));
+}
+
+TEST(Expected, HoldsValueOrError) {
+  Expected<int, std::string> good = 7;
+  Expected<int, std::string> bad = unexpected(std::string("no"));
+  EXPECT_TRUE(good);
+  EXPECT_EQ(*good, 7);
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(bad.error(), "no");
+  Expected<void, int> fine;
+  Expected<void, int> failed = unexpected(3);
+  EXPECT_TRUE(fine);
+  EXPECT_EQ(failed.error(), 3);
+}
+
+}  // namespace
+}  // namespace landlord
