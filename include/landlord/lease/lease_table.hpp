@@ -1,0 +1,90 @@
+#pragma once
+// The in-memory lease table: the one owner of every lease index.
+//
+//   by address   one record per address: the lease, or the last lease, of that address. A record
+//                is replaced, never removed (except an offer hold on a never-used address), so the
+//                address's fencing token lives on in it after the lease ends.
+//   by client    the client's most recent record (latest granted_at), for affinity.
+//   by deadline  a binary min-heap of the records that have one: expiry for Bound, hold end for
+//                Offered and Declined. Each record knows its heap position, so a change re-sorts
+//                that one entry in O(log n) (etcd's heap.Fix); expiry never scans the table.
+//
+// Every change goes through put()/hold()/end_hold(), which re-index in one place.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "landlord/lease/lease.hpp"
+#include "landlord/lease/slot_index.hpp"
+
+namespace landlord::lease {
+
+class LeaseTable {
+ public:
+  const Lease* find(Ipv4 address) const;
+  // The client's most recent record (any state), or null.
+  const Lease* find(const ClientKey& client) const;
+
+  // Inserts or replaces the record for record.address. Any state but Offered; a hold on the
+  // address is dropped together with the record it covered. Deadline: expires_at() for Bound and
+  // Declined, none for Expired and Released.
+  void put(Lease record);
+
+  // Makes `offer` (state Offered) the address's record until `hold_until`. The record it
+  // replaces, if any, is kept aside and comes back when the hold ends without a grant.
+  void hold(Lease offer, TimePoint hold_until);
+  // Ends the hold on `address`: back to the covered record, or no record at all.
+  void end_hold(Ipv4 address);
+  // The record a hold on `address` covers (its last real lease), or null.
+  const Lease* covered(Ipv4 address) const;
+
+  // Earliest pending deadline, O(1).
+  std::optional<TimePoint> next_deadline() const;
+  // The record with the earliest deadline if that deadline is at or before `now`, else null.
+  const Lease* next_due(TimePoint now) const;
+
+  std::size_t size() const { return records_.size() - free_slots_.size(); }
+  std::size_t holds() const { return covered_.size(); }
+  void for_each(const std::function<void(const Lease&)>& visit) const;
+
+  // Memory held by the table and its indexes (capacity, not use), for the issue #6 budget.
+  std::size_t memory_bytes() const;
+  static constexpr std::size_t record_bytes() { return sizeof(Record); }
+
+ private:
+  using Slot = SlotIndex::Slot;
+  static constexpr std::uint32_t kNotQueued = 0xffffffffu;
+  struct Record {
+    Lease lease;
+    std::uint32_t heap_position = kNotQueued;
+    bool in_use = false;
+  };
+  struct Deadline {
+    std::int64_t at_unix_ms;
+    Slot slot;
+  };
+
+  std::optional<Slot> slot_of(Ipv4 address) const;
+  std::optional<Slot> slot_of(const ClientKey& client) const;
+  Slot allocate_slot();
+  void release_slot(Slot slot);
+  // The one re-indexing path: `slot` changes from its current content to `next`.
+  void replace(Slot slot, Lease next, std::optional<TimePoint> deadline);
+  void index_client(Slot slot);
+  void unindex_client(Slot slot);
+  void set_deadline(Slot slot, std::optional<TimePoint> deadline);
+  void heap_swap(std::size_t a, std::size_t b);
+  void sift_up(std::size_t position);
+  void sift_down(std::size_t position);
+
+  std::vector<Record> records_;
+  std::vector<Slot> free_slots_;
+  SlotIndex by_address_;
+  SlotIndex by_client_;
+  std::vector<Deadline> deadlines_;
+  std::unordered_map<Slot, Lease> covered_;  // only while an offer hold covers a record
+};
+
+}  // namespace landlord::lease

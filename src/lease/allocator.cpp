@@ -1,0 +1,139 @@
+#include "landlord/lease/allocator.hpp"
+
+#include <algorithm>
+
+#include "landlord/base/assert.hpp"
+
+namespace landlord::lease {
+
+Availability Availability::of(const Lease* record) {
+  if (record == nullptr) return {};
+  switch (record->state) {
+    case LeaseState::Offered:
+    case LeaseState::Bound:
+    case LeaseState::Declined:
+      return {Kind::Taken, {}};
+    case LeaseState::Expired:
+    case LeaseState::Released:
+      if (record->client.empty()) return {};
+      return {Kind::Affinity, record->expires_at()};
+  }
+  return {};
+}
+
+void Allocator::add_pool(std::uint32_t subnet_id, Ipv4 first, Ipv4 last) {
+  LANDLORD_ASSERT(first <= last);
+  const std::uint64_t size = std::uint64_t{last.to_uint()} - first.to_uint() + 1;
+  LANDLORD_ASSERT(size <= 0xffffffffu);
+  auto at = std::lower_bound(pools_.begin(), pools_.end(), first,
+                             [](const Pool& pool, Ipv4 address) { return pool.first < address; });
+  LANDLORD_ASSERT(at == pools_.end() || last < at->first);
+  LANDLORD_ASSERT(at == pools_.begin() || std::prev(at)->last < first);
+  const auto index = static_cast<std::size_t>(at - pools_.begin());
+  pools_.insert(at, Pool{subnet_id, first, last, FreeSet(static_cast<std::uint32_t>(size), true)});
+  // Pool indexes after the insertion point moved up by one.
+  for (auto& [id, subnet] : subnets_) {
+    for (auto& pool_index : subnet.pools) {
+      if (pool_index >= index) ++pool_index;
+    }
+  }
+  subnets_[subnet_id].pools.push_back(index);
+  for (const std::uint32_t address : excluded_) {
+    if (first.to_uint() <= address && address <= last.to_uint()) {
+      pools_[index].clean.erase(address - first.to_uint());
+    }
+  }
+}
+
+void Allocator::exclude(Ipv4 address) {
+  if (Pool* pool = pool_of(address)) {
+    pool->clean.erase(address.to_uint() - pool->first.to_uint());
+    auto& affinity = subnets_[pool->subnet_id].affinity;
+    std::erase_if(affinity, [&](const auto& entry) { return entry.second == address.to_uint(); });
+  }
+  excluded_.insert(address.to_uint());
+}
+
+const Allocator::Pool* Allocator::pool_of(Ipv4 address) const {
+  auto after = std::upper_bound(pools_.begin(), pools_.end(), address,
+                                [](Ipv4 value, const Pool& pool) { return value < pool.first; });
+  if (after == pools_.begin()) return nullptr;
+  const Pool& pool = *std::prev(after);
+  return address <= pool.last ? &pool : nullptr;
+}
+
+Allocator::Pool* Allocator::pool_of(Ipv4 address) {
+  return const_cast<Pool*>(std::as_const(*this).pool_of(address));
+}
+
+std::optional<std::uint32_t> Allocator::pool_subnet(Ipv4 address) const {
+  const Pool* pool = pool_of(address);
+  if (pool == nullptr) return std::nullopt;
+  return pool->subnet_id;
+}
+
+void Allocator::move(Ipv4 address, const Availability& before, const Availability& after) {
+  if (before == after || excluded(address)) return;
+  Pool* pool = pool_of(address);
+  if (pool == nullptr) return;
+  remove(*pool, address, before);
+  add(*pool, address, after);
+}
+
+void Allocator::remove(Pool& pool, Ipv4 address, const Availability& availability) {
+  switch (availability.kind) {
+    case Availability::Kind::Taken:
+      return;
+    case Availability::Kind::Clean:
+      pool.clean.erase(address.to_uint() - pool.first.to_uint());
+      return;
+    case Availability::Kind::Affinity:
+      subnets_[pool.subnet_id].affinity.erase({unix_ms(availability.ended_at), address.to_uint()});
+      return;
+  }
+}
+
+void Allocator::add(Pool& pool, Ipv4 address, const Availability& availability) {
+  switch (availability.kind) {
+    case Availability::Kind::Taken:
+      return;
+    case Availability::Kind::Clean:
+      pool.clean.insert(address.to_uint() - pool.first.to_uint());
+      return;
+    case Availability::Kind::Affinity:
+      subnets_[pool.subnet_id].affinity.insert({unix_ms(availability.ended_at), address.to_uint()});
+      return;
+  }
+}
+
+std::optional<Ipv4> Allocator::pick(std::uint32_t subnet_id) const {
+  const auto subnet = subnets_.find(subnet_id);
+  if (subnet == subnets_.end()) return std::nullopt;
+  for (const std::size_t index : subnet->second.pools) {
+    const Pool& pool = pools_[index];
+    if (const auto offset = pool.clean.lowest()) return Ipv4{pool.first.to_uint() + *offset};
+  }
+  if (!subnet->second.affinity.empty()) return Ipv4{subnet->second.affinity.begin()->second};
+  return std::nullopt;
+}
+
+Allocator::Usage Allocator::usage(std::uint32_t subnet_id) const {
+  Usage usage;
+  const auto subnet = subnets_.find(subnet_id);
+  if (subnet == subnets_.end()) return usage;
+  for (const std::size_t index : subnet->second.pools) {
+    usage.total += pools_[index].clean.capacity();
+    usage.clean += pools_[index].clean.count();
+  }
+  usage.affinity = subnet->second.affinity.size();
+  return usage;
+}
+
+std::size_t Allocator::memory_bytes() const {
+  std::size_t bytes = pools_.capacity() * sizeof(Pool);
+  for (const Pool& pool : pools_) bytes += pool.clean.memory_bytes();
+  for (const auto& [id, subnet] : subnets_) bytes += subnet.affinity.size() * 48;  // rb-tree node
+  return bytes;
+}
+
+}  // namespace landlord::lease
