@@ -1,0 +1,99 @@
+# Sourced by bench/run: the report. Medians over rounds of every figure in $results_tsv, side
+# by side, the ratio landlord/Kea, and issue #6's target for the figure where it has one.
+
+# median SERVER METRIC: median of the rounds' numeric values ("-" when there are none).
+median() {
+  awk -F'\t' -v s="$1" -v m="$2" '$1 == s && $2 == m && $3 ~ /^-?[0-9.]+$/ { print $3 }' "$results_tsv" |
+    sort -g | awk '{ v[NR] = $1 } END {
+      if (NR == 0) { print "-"; exit }
+      if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# each_round SERVER METRIC: the rounds' values, comma separated.
+each_round() {
+  awk -F'\t' -v s="$1" -v m="$2" '$1 == s && $2 == m { printf "%s%s", (n++ ? "," : ""), $3 }' "$results_tsv"
+}
+
+# The rows: metric | label | target (text) | check, an awk condition on k (Kea), l
+# (landlord) and r (= l / k) that says whether landlord meets the target.
+report_rows=(
+  "saturation_dora_s|DORA/s at saturation (perfdhcp, <=1% lost)|>= 2x Kea|r >= 2"
+  "saturation_cpu_us|server CPU us per DORA, at saturation|<= 1/10 Kea|r <= 0.1"
+  "flat_out_dora_s|DORA/s flat out (perfdhcp without -r)||"
+  "flat_out_cpu_us|server CPU us per DORA, flat out||"
+  "latency_cpu_us|server CPU us per DORA, at ${latency_rate}/s||"
+  "latency_avg_ms|REQUEST->ACK avg ms at ${latency_rate}/s||"
+  "latency_p50_ms|REQUEST->ACK p50 ms at ${latency_rate}/s||"
+  "latency_p99_ms|REQUEST->ACK p99 ms at ${latency_rate}/s|< 2 ms|l < 2"
+  "latency_p999_ms|REQUEST->ACK p99.9 ms at ${latency_rate}/s||"
+  "latency_max_ms|REQUEST->ACK max ms at ${latency_rate}/s||"
+  "latency_lost|exchanges lost at ${latency_rate}/s|0|l == 0"
+  "rss_per_lease_b|RSS bytes per lease (VmRSS growth / leases)|<= 150|l <= 150"
+  "rss_leases|leases loaded for the RSS figure||"
+  "rss_base_kib|RSS KiB after start-up, empty store||"
+  "instructions_per_dora|instructions per DORA (callgrind)||"
+  "callgrind_lost|exchanges lost under callgrind||"
+)
+report_rows+=(${sim_report_rows[@]+"${sim_report_rows[@]}"})
+
+report_print() {
+  echo "landlord vs ISC Kea -- bench/run (issue #6)"
+  echo "started   $started_at, finished $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "command   $command_line"
+  echo "commit    $(git -C "$repo_dir" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$repo_dir" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "machine   $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
+  echo "load      1/5/15-min load average $load_at_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (shared machine)"
+  echo "kea       $(kea-dhcp4 -v 2>/dev/null), memfile (CSV, not fsync'ed), single-threaded; perfdhcp $(perfdhcp -v 2>&1 | head -1)"
+  echo "landlord  $landlord_bin, SQLite store (WAL, group commit)"
+  echo "pinning   server on CPU $server_cpu, perfdhcp on CPU $perf_cpu (\"-\" = not pinned)"
+  echo "rounds    $rounds per server (fresh server each), ${period_s}s per measured run, saturation trials ${trial_s}s"
+  echo "          figures are medians over rounds; each round's values are listed under the table"
+  echo
+  printf '%-48s %12s %12s %10s  %s\n' "figure" "kea" "landlord" "ll/kea" "target (landlord)"
+  printf '%-48s %12s %12s %10s  %s\n' "------" "---" "--------" "------" "-----------------"
+  local row metric label target check k l r verdict
+  for row in "${report_rows[@]}"; do
+    IFS='|' read -r metric label target check <<<"$row"
+    k=$(median kea "$metric")
+    l=$(median landlord "$metric")
+    [[ "$k" == - && "$l" == - ]] && continue
+    r=$(awk -v k="$k" -v l="$l" 'BEGIN { if (k + 0 > 0 && l != "-") printf "%.3g", l / k; else print "-" }')
+    verdict=""
+    if [[ -n "$check" && "$l" != - ]]; then
+      if [[ "$check" == *r* && "$r" == - ]]; then
+        verdict=""
+      elif awk -v k="$k" -v l="$l" -v r="$r" "BEGIN { exit !($check) }"; then
+        verdict=" (met)"
+      else
+        verdict=" (NOT met)"
+      fi
+    fi
+    printf '%-48s %12s %12s %10s  %s%s\n' "$label" "$k" "$l" "$r" "$target" "$verdict"
+  done
+  echo
+  echo "per round (kea | landlord):"
+  for row in "${report_rows[@]}"; do
+    IFS='|' read -r metric label target check <<<"$row"
+    k=$(each_round kea "$metric")
+    l=$(each_round landlord "$metric")
+    [[ -z "$k" && -z "$l" ]] && continue
+    printf '  %-24s %s | %s\n' "$metric" "${k:--}" "${l:--}"
+  done
+  local note
+  for note in ${report_notes[@]+"${report_notes[@]}"}; do
+    echo "note: $note"
+  done
+}
+
+# The Google Benchmark micro-benchmarks, if any are built (owned by their modules).
+micro_run() {
+  local binary found=0
+  for binary in "$repo_dir"/build/release/bench/*_bench; do
+    [[ -x "$binary" ]] || continue
+    found=1
+    echo
+    echo "== $(basename "$binary")"
+    timeout 300 "$binary" --benchmark_min_time=0.2 2>&1 || echo "(exited $?)"
+  done
+  ((found)) || echo "(no micro-benchmarks in build/release/bench/)"
+}
