@@ -48,6 +48,8 @@ struct Message {
   HardwareAddress hardware_address() const { return {htype, {chaddr.data(), hlen}}; }
   ClientId client_id() const;   // empty when option 61 is absent
   ClientKey client_key() const { return ClientKey::from(client_id(), hardware_address()); }
+
+  bool operator==(const Message&) const = default;
 };
 
 struct ParseError {
@@ -69,7 +71,13 @@ struct ParseError {
 std::string_view to_string(ParseError::Kind kind);
 
 // Parses a client's or server's message. Never reads past `packet`; never allocates.
-// A message without a valid option 53 is refused (BOOTP is not served).
+// A message without a valid option 53 (types 1-8) is refused (BOOTP is not served).
+// Both ops are accepted, because the simulator parses server replies with this codec: `op` is
+// reported as data, and it is the server's engine that drops a BOOTREPLY (op 2) from a client.
+// Option 52 is consumed: its fields' options are joined into `options`, which never holds 52.
+// END may be missing from the options field when the last option ends exactly at the end of
+// the packet; an overloaded sname/file must hold an END (RFC 2132 §9.3). Bytes after END are
+// ignored (they are padding).
 Expected<Message, ParseError> parse(std::span<const std::uint8_t> packet);
 // The same into a caller-owned Message, so a server loop reuses one buffer.
 std::optional<ParseError> parse_into(std::span<const std::uint8_t> packet, Message& out);
@@ -85,18 +93,26 @@ struct BuildError {
 // `file` then `sname` are overloaded (option 52). Option 82 is always written last (RFC 3046).
 // An option that fits nowhere is left out and counted in `omitted`; 53 must fit or it fails.
 // Short messages are padded to kMinMessageSize when out is large enough.
+// When overloading, 53 goes first after 52 and short options (<= 255 bytes) are never split.
 struct BuildResult {
   std::size_t size = 0;
   std::size_t omitted = 0;
+  std::uint8_t overload = 0;  // the option 52 value written: 1 file, 2 sname, 3 both; 0 none
 };
 Expected<BuildResult, BuildError> build(const Message& message, std::span<std::uint8_t> out);
+
+// The largest message to build for a client: option 57 counts the IP and UDP headers (28 bytes),
+// values below 576 are treated as 576 (RFC 2132 §9.10), and nothing beyond kMaxPacketSize.
+std::size_t reply_size_limit(std::optional<std::uint16_t> max_message_size);
 
 // Option 82 (RFC 3046) sub-options the server reads; the whole option is echoed verbatim.
 struct RelayAgentInfo {
   std::span<const std::uint8_t> circuit_id;   // sub-option 1
   std::span<const std::uint8_t> remote_id;    // sub-option 2
   std::optional<Ipv4> link_selection;         // sub-option 5, RFC 3527
-  std::optional<std::uint16_t> relay_port;    // sub-option 19, RFC 8357 (relay source port)
+  // Sub-option 19, RFC 8357. In DHCPv4 it is usually empty (reply to the datagram's UDP source
+  // port): then 0. A 2-byte value (as Kea defines it) is returned as is.
+  std::optional<std::uint16_t> relay_port;
 };
 // nullopt when the sub-option TLVs are malformed.
 std::optional<RelayAgentInfo> parse_relay_agent_info(std::span<const std::uint8_t> value);
