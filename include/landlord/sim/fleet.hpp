@@ -1,0 +1,159 @@
+#pragma once
+// The workload (TigerBeetle's term): a seeded fleet of clients arriving at a rate, some of them
+// declining, restarting, releasing or silently vanishing, with faults injected between them and
+// the server. The fleet is sans-I/O like its clients: the caller brings the time, the received
+// packets and a Sink for what goes out.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/time.hpp"
+#include "landlord/sim/auditor.hpp"
+#include "landlord/sim/client.hpp"
+#include "landlord/sim/random.hpp"
+
+namespace landlord::sim {
+
+struct Window {
+  Duration from{0};  // since the start of the run
+  Duration length{0};
+  bool contains(Duration since_start) const {
+    return since_start >= from && since_start < from + length;
+  }
+};
+
+struct Workload {
+  std::size_t clients = 100;
+  double arrival_rate_per_s = 10;
+  Duration duration = std::chrono::seconds(60);
+  Duration stay{0};  // mean stay of departing/restarting clients; 0: half the duration
+  double release_fraction = 0;   // depart with RELEASE
+  double vanish_fraction = 0;    // depart silently: the server must let the lease expire
+  double decline_fraction = 0;   // DECLINE the first ACKed address
+  double restart_fraction = 0;   // restart once (INIT-REBOOT)
+  double drop_replies = 0;       // fraction of server replies lost on the way
+  std::optional<Window> block_unicast;  // RENEWING requests dropped in this window
+  bool send_client_id = true;    // option 61 = 01 + MAC
+  std::uint64_t seed = 1;
+  Timing timing;
+};
+
+// The deterministic MAC of client `index`: locally administered, two seed bytes, then the
+// index, so a reply's chaddr names its client without a lookup.
+HardwareAddress client_mac(std::uint64_t seed, ClientIndex index);
+
+// Where the fleet's transmissions go: a transport, or a test's scripted server.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void send(Transmission& transmission) = 0;
+};
+
+struct Percentiles {
+  double p50 = 0, p99 = 0, max = 0;
+  std::size_t count = 0;
+};
+// Nearest-rank percentiles of `samples` (sorted in place).
+Percentiles percentiles_of(std::vector<double>& samples);
+
+struct Stats {
+  std::size_t clients_started = 0;
+  std::size_t offers = 0;
+  std::size_t leases = 0;         // ACKs in REQUESTING or REBOOTING
+  std::size_t reboots = 0;        // INIT-REBOOT attempts
+  std::size_t renewals = 0;       // ACKs in RENEWING
+  std::size_t rebinds = 0;        // ACKs in REBINDING
+  std::size_t renew_started = 0;  // T1 reached
+  std::size_t rebind_started = 0; // T2 reached
+  std::size_t expirations = 0;
+  std::size_t releases = 0;
+  std::size_t declines = 0;
+  std::size_t vanished = 0;
+  std::size_t naks = 0;
+  std::size_t retransmissions = 0;  // request timeouts
+  std::size_t gave_up = 0;
+  std::size_t packets_sent = 0;
+  std::size_t packets_received = 0;
+  std::size_t replies_dropped = 0;     // --drop-replies
+  std::size_t unicast_blocked = 0;     // --block-unicast
+  std::size_t unparsable = 0;
+  std::vector<double> renew_fractions;   // lease fraction at T1 of renewals that succeeded
+  std::vector<double> rebind_fractions;
+  std::array<std::vector<double>, kExchangeCount> latency_ms;
+};
+
+class Fleet {
+ public:
+  Fleet(const Workload& workload, TimePoint start);
+
+  // Arrivals, departures, restarts and client timers due by `now`.
+  void advance(TimePoint now, std::int64_t precise_ns, Sink& sink);
+  void advance(TimePoint now, Sink& sink) { advance(now, as_ns(now), sink); }
+  // A DHCP payload from the network. `precise_ns` is a monotonic stamp for latencies.
+  void receive(std::span<const std::uint8_t> payload, TimePoint now, std::int64_t precise_ns,
+               Sink& sink);
+  // The same with a parsed message.
+  void receive(const wire::Message& reply, TimePoint now, std::int64_t precise_ns, Sink& sink);
+  // Virtual-time runs use the lease clock for latencies too.
+  static std::int64_t as_ns(TimePoint now) { return unix_ms(now) * 1'000'000; }
+
+  std::optional<TimePoint> next_deadline() const;
+  bool finished(TimePoint now) const { return now >= start_ + workload_.duration; }
+
+  const Stats& stats() const { return stats_; }
+  Stats& stats() { return stats_; }
+  const Auditor& auditor() const { return auditor_; }
+  std::array<std::size_t, kClientStateCount> state_counts() const;
+  std::size_t bound_now() const { return holders_.size(); }
+  const Workload& workload() const { return workload_; }
+  // The MAC of the client holding `address`, for answering ARP.
+  std::optional<HardwareAddress> holder_of(Ipv4 address) const;
+  std::optional<ClientIndex> client_of(const HardwareAddress& chaddr) const;
+
+  // For tests: direct access to a client.
+  const Client& client(ClientIndex index) const { return clients_[index]; }
+  std::size_t client_count() const { return clients_.size(); }
+
+ private:
+  enum class Agenda : std::uint8_t { Timer, Depart, Vanish, Restart };
+  struct Due {
+    TimePoint at;
+    ClientIndex client;
+    Agenda what;
+    std::uint32_t generation;  // Timer entries: stale when the client re-armed since
+    bool operator>(const Due& other) const { return at > other.at; }
+  };
+
+  TimePoint arrival_time(std::size_t index) const;
+  void arrive(TimePoint now, std::int64_t precise_ns, Sink& sink);
+  void apply(ClientIndex index, const Input& input, TimePoint now, std::int64_t precise_ns,
+             Sink& sink);
+  void account(ClientIndex index, const Event& event, TimePoint now, std::int64_t precise_ns);
+  void transmit(ClientIndex index, Transmission& transmission, TimePoint now,
+                std::int64_t precise_ns, Sink& sink);
+  void rearm(ClientIndex index);
+
+  Workload workload_;
+  TimePoint start_;
+  Random random_;       // the workload's choices, drawn in arrival order
+  Random drop_random_;  // the network's losses
+  std::size_t arrived_ = 0;
+  std::vector<Client> clients_;
+  std::vector<std::uint32_t> generation_;
+  std::vector<std::optional<TimePoint>> armed_;  // the deadline queued for each client
+  std::vector<std::int64_t> sent_ns_;   // latest transmission per client, for latency
+  // Lease fraction at T1/T2, kept until the renewal/rebind succeeds.
+  std::vector<double> renew_fraction_, rebind_fraction_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> agenda_;
+  std::unordered_map<Ipv4, ClientIndex> holders_;
+  Auditor auditor_;
+  Stats stats_;
+  wire::Message scratch_;  // reused for parsing
+};
+
+}  // namespace landlord::sim

@@ -1,0 +1,122 @@
+#include "landlord/sim/auditor.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace landlord::sim {
+
+namespace {
+constexpr std::size_t kKeptViolations = 1000;  // a broken server must not exhaust memory
+constexpr std::uint32_t kInfiniteLease = 0xffffffffu;
+}  // namespace
+
+std::string_view to_string(Violation::Kind kind) {
+  switch (kind) {
+    case Violation::Kind::DuplicateAddress: return "duplicate-address";
+    case Violation::Kind::AddressChanged: return "address-changed";
+    case Violation::Kind::BadTimers: return "bad-timers";
+    case Violation::Kind::UnsolicitedReply: return "unsolicited-reply";
+  }
+  return "?";
+}
+
+void Auditor::on_sent(ClientIndex client, std::uint32_t xid) {
+  if (recent_.size() <= client) recent_.resize(std::size_t{client} + 1);
+  Recent& recent = recent_[client];
+  const auto end = recent.xids.begin() + recent.count;
+  if (std::find(recent.xids.begin(), end, xid) != end) return;  // a retransmission
+  recent.xids[recent.next] = xid;
+  recent.next = static_cast<std::uint8_t>((recent.next + 1) % kRecentXids);
+  recent.count = static_cast<std::uint8_t>(std::min<std::size_t>(recent.count + 1, kRecentXids));
+}
+
+void Auditor::on_reply(std::optional<ClientIndex> client, const wire::Message& reply,
+                       TimePoint now) {
+  if (!client) {
+    report(Violation::Kind::UnsolicitedReply, now,
+           fmt::format("reply xid {:#010x} for chaddr {} that no simulated client has",
+                       reply.xid, reply.hardware_address().to_string()));
+    return;
+  }
+  const bool sent = *client < recent_.size() &&
+                    std::find(recent_[*client].xids.begin(),
+                              recent_[*client].xids.begin() + recent_[*client].count,
+                              reply.xid) != recent_[*client].xids.begin() + recent_[*client].count;
+  if (!sent) {
+    report(Violation::Kind::UnsolicitedReply, now,
+           fmt::format("reply xid {:#010x} to client {} ({}), which sent no request with it",
+                       reply.xid, *client, reply.hardware_address().to_string()));
+    return;
+  }
+  if (reply.type() != wire::MessageType::Ack) return;
+  // §4.4.5: T1 < T2 < lease time. Only values the server actually sent are judged.
+  const auto lease = reply.options.get_u32(wire::option::kLeaseTime);
+  const auto t1 = reply.options.get_u32(wire::option::kRenewalTime);
+  const auto t2 = reply.options.get_u32(wire::option::kRebindingTime);
+  const bool finite = lease && *lease != kInfiniteLease;
+  std::string problem;
+  if (t1 && t2 && *t1 >= *t2) problem = fmt::format("T1 {} s >= T2 {} s", *t1, *t2);
+  else if (finite && t2 && *t2 >= *lease) problem = fmt::format("T2 {} s >= lease {} s", *t2, *lease);
+  else if (finite && t1 && *t1 >= *lease) problem = fmt::format("T1 {} s >= lease {} s", *t1, *lease);
+  if (!problem.empty()) {
+    report(Violation::Kind::BadTimers, now,
+           fmt::format("ACK of {} to client {}: {}", reply.yiaddr.to_string(), *client, problem));
+  }
+}
+
+void Auditor::on_event(ClientIndex client, const Event& event, TimePoint now) {
+  switch (event.kind) {
+    case Event::Kind::Leased:
+    case Event::Kind::Renewed:
+    case Event::Kind::Rebound:
+      hold(client, event.address, event.lease_start + event.lease_time, now);
+      return;
+    case Event::Kind::AddressChanged:
+      report(Violation::Kind::AddressChanged, now,
+             fmt::format("{} ACK to client {} gave {} instead of the requested {} (no NAK)",
+                         to_string(event.exchange), client, event.address.to_string(),
+                         event.expected_address.to_string()));
+      return;
+    case Event::Kind::Declined:  // the server must not give a declined address out again soon,
+    case Event::Kind::Released:  // nor treat a released one as held
+    case Event::Kind::Nak:       // a NAK says the server holds no lease for this client
+      drop(client, event.address);
+      return;
+    default:
+      return;
+  }
+}
+
+// The server processed this ACK no later than `now`, and the other holder's lease runs on the
+// server at least until its request was sent plus its lease time (less rounding): if `now` is
+// before that, two clients held the address at once.
+void Auditor::hold(ClientIndex client, Ipv4 address, TimePoint until, TimePoint now) {
+  if (const auto previous = held_by_client_.find(client);
+      previous != held_by_client_.end() && previous->second != address) {
+    drop(client, previous->second);  // a client holds one lease; the old one was replaced
+  }
+  const auto it = holders_.find(address);
+  if (it != holders_.end() && it->second.client != client && now + grace_ < it->second.until) {
+    report(Violation::Kind::DuplicateAddress, now,
+           fmt::format("{} ACKed to client {} while client {} holds it for {} ms more",
+                       address.to_string(), client, it->second.client,
+                       (it->second.until - now).count()));
+  }
+  holders_[address] = Holding{client, until};
+  held_by_client_[client] = address;
+}
+
+void Auditor::drop(ClientIndex client, Ipv4 address) {
+  const auto it = holders_.find(address);
+  if (it != holders_.end() && it->second.client == client) holders_.erase(it);
+  const auto mine = held_by_client_.find(client);
+  if (mine != held_by_client_.end() && mine->second == address) held_by_client_.erase(mine);
+}
+
+void Auditor::report(Violation::Kind kind, TimePoint at, std::string detail) {
+  ++violation_count_;
+  if (violations_.size() < kKeptViolations) violations_.push_back({kind, at, std::move(detail)});
+}
+
+}  // namespace landlord::sim

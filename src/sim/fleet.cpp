@@ -1,0 +1,267 @@
+#include "landlord/sim/fleet.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace landlord::sim {
+
+namespace {
+
+constexpr std::uint8_t kLocallyAdministered = 0x02;
+
+std::uint8_t seed_byte(std::uint64_t seed) { return static_cast<std::uint8_t>(derive_seed(seed, 0) >> 56); }
+
+Duration scaled(Duration base, double factor) {
+  return Duration{static_cast<std::int64_t>(static_cast<double>(base.count()) * factor)};
+}
+
+}  // namespace
+
+HardwareAddress client_mac(std::uint64_t seed, ClientIndex index) {
+  const std::array<std::uint8_t, 6> bytes = {
+      kLocallyAdministered,
+      seed_byte(seed),
+      static_cast<std::uint8_t>(index >> 24),
+      static_cast<std::uint8_t>(index >> 16),
+      static_cast<std::uint8_t>(index >> 8),
+      static_cast<std::uint8_t>(index)};
+  return HardwareAddress{HardwareAddress::kEthernet, bytes};
+}
+
+Percentiles percentiles_of(std::vector<double>& samples) {
+  Percentiles result;
+  result.count = samples.size();
+  if (samples.empty()) return result;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = [&](double p) {
+    const auto position = static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
+    return samples[std::clamp<std::size_t>(position, 1, samples.size()) - 1];
+  };
+  result.p50 = rank(0.50);
+  result.p99 = rank(0.99);
+  result.max = samples.back();
+  return result;
+}
+
+Fleet::Fleet(const Workload& workload, TimePoint start)
+    : workload_(workload),
+      start_(start),
+      random_(derive_seed(workload.seed, 0xf1ee7)),
+      drop_random_(derive_seed(workload.seed, 0xd209)) {
+  if (workload_.stay.count() <= 0) workload_.stay = workload_.duration / 2;
+  clients_.reserve(workload_.clients);
+}
+
+TimePoint Fleet::arrival_time(std::size_t index) const {
+  if (workload_.arrival_rate_per_s <= 0) return start_;
+  return start_ + Duration{static_cast<std::int64_t>(static_cast<double>(index) * 1000.0 /
+                                                     workload_.arrival_rate_per_s)};
+}
+
+std::optional<TimePoint> Fleet::next_deadline() const {
+  std::optional<TimePoint> next;
+  if (!agenda_.empty()) next = agenda_.top().at;
+  if (arrived_ < workload_.clients) {
+    const TimePoint arrival = arrival_time(arrived_);
+    if (!next || arrival < *next) next = arrival;
+  }
+  return next;
+}
+
+void Fleet::advance(TimePoint now, std::int64_t precise_ns, Sink& sink) {
+  if (finished(now)) return;
+  arrive(now, precise_ns, sink);
+  while (!agenda_.empty() && agenda_.top().at <= now) {
+    const Due due = agenda_.top();
+    agenda_.pop();
+    switch (due.what) {
+      case Agenda::Timer:
+        if (due.generation != generation_[due.client]) break;  // re-armed since
+        armed_[due.client].reset();
+        apply(due.client, Tick{}, now, precise_ns, sink);
+        break;
+      case Agenda::Depart:
+        apply(due.client, Depart{true}, now, precise_ns, sink);
+        break;
+      case Agenda::Vanish:
+        if (clients_[due.client].state() != ClientState::Stopped) ++stats_.vanished;
+        if (const auto it = holders_.find(clients_[due.client].address());
+            it != holders_.end() && it->second == due.client) {
+          holders_.erase(it);  // no longer answered for; the server keeps it until expiry
+        }
+        apply(due.client, Depart{false}, now, precise_ns, sink);
+        break;
+      case Agenda::Restart:
+        if (clients_[due.client].state() == ClientState::Stopped) break;
+        ++stats_.reboots;
+        apply(due.client, Reboot{}, now, precise_ns, sink);
+        break;
+    }
+  }
+}
+
+// New clients at the configured rate; each one's fate is drawn as it arrives, in order, so the
+// workload is the same for a seed whatever the server does.
+void Fleet::arrive(TimePoint now, std::int64_t precise_ns, Sink& sink) {
+  while (arrived_ < workload_.clients && arrival_time(arrived_) <= now) {
+    const auto index = static_cast<ClientIndex>(arrived_++);
+    const HardwareAddress mac = client_mac(workload_.seed, index);
+    ClientIdentity identity{mac, {}};
+    if (workload_.send_client_id) {
+      std::array<std::uint8_t, 7> id{HardwareAddress::kEthernet};
+      std::copy(mac.bytes().begin(), mac.bytes().end(), id.begin() + 1);
+      identity.client_id = ClientId{id};
+    }
+    clients_.emplace_back(identity, workload_.timing, derive_seed(workload_.seed, index + 1));
+    generation_.push_back(0);
+    armed_.emplace_back();
+    sent_ns_.push_back(0);
+    renew_fraction_.push_back(0);
+    rebind_fraction_.push_back(0);
+
+    const TimePoint arrived_at = arrival_time(index);
+    const double fate = random_.unit();
+    const TimePoint leaves_at = arrived_at + scaled(workload_.stay, 0.5 + random_.unit());
+    if (fate < workload_.release_fraction) {
+      agenda_.push({leaves_at, index, Agenda::Depart, 0});
+    } else if (fate < workload_.release_fraction + workload_.vanish_fraction) {
+      agenda_.push({leaves_at, index, Agenda::Vanish, 0});
+    }
+    if (random_.chance(workload_.decline_fraction)) clients_.back().decline_next_ack();
+    if (random_.chance(workload_.restart_fraction)) {
+      agenda_.push({arrived_at + scaled(workload_.stay, 0.25 + 0.75 * random_.unit()), index,
+                    Agenda::Restart, 0});
+    }
+    ++stats_.clients_started;
+    apply(index, Start{}, now, precise_ns, sink);
+  }
+}
+
+void Fleet::apply(ClientIndex index, const Input& input, TimePoint now, std::int64_t precise_ns,
+                  Sink& sink) {
+  Output out = clients_[index].step(input, now);
+  for (const Event& event : out.event_list()) account(index, event, now, precise_ns);
+  if (out.transmission) transmit(index, *out.transmission, now, precise_ns, sink);
+  rearm(index);
+}
+
+// One queued timer per client: a new entry only when its deadline moved; older entries are
+// recognised as stale by their generation and skipped.
+void Fleet::rearm(ClientIndex index) {
+  const auto deadline = clients_[index].next_deadline();
+  if (deadline == armed_[index]) return;
+  ++generation_[index];
+  armed_[index] = deadline;
+  if (deadline) agenda_.push({*deadline, index, Agenda::Timer, generation_[index]});
+}
+
+void Fleet::account(ClientIndex index, const Event& event, TimePoint now,
+                    std::int64_t precise_ns) {
+  auditor_.on_event(index, event, now);
+  const auto latency = [&](Exchange exchange) {
+    stats_.latency_ms[static_cast<std::size_t>(exchange)].push_back(
+        static_cast<double>(precise_ns - sent_ns_[index]) / 1e6);
+  };
+  const auto release_address = [&] {
+    const auto it = holders_.find(event.address);
+    if (it != holders_.end() && it->second == index) holders_.erase(it);
+  };
+  using Kind = Event::Kind;
+  switch (event.kind) {
+    case Kind::Offered: ++stats_.offers; latency(Exchange::Discover); break;
+    case Kind::Leased:
+      ++stats_.leases;
+      latency(event.exchange);
+      holders_[event.address] = index;
+      break;
+    case Kind::Renewed:
+      ++stats_.renewals;
+      latency(Exchange::Renew);
+      stats_.renew_fractions.push_back(renew_fraction_[index]);
+      holders_[event.address] = index;
+      break;
+    case Kind::Rebound:
+      ++stats_.rebinds;
+      latency(Exchange::Rebind);
+      stats_.rebind_fractions.push_back(rebind_fraction_[index]);
+      holders_[event.address] = index;
+      break;
+    case Kind::RenewStarted: ++stats_.renew_started; renew_fraction_[index] = event.lease_fraction; break;
+    case Kind::RebindStarted: ++stats_.rebind_started; rebind_fraction_[index] = event.lease_fraction; break;
+    case Kind::Nak: ++stats_.naks; latency(event.exchange); release_address(); break;
+    case Kind::Declined: ++stats_.declines; release_address(); break;
+    case Kind::Released: ++stats_.releases; release_address(); break;
+    case Kind::Expired: ++stats_.expirations; release_address(); break;
+    case Kind::GaveUp: ++stats_.gave_up; release_address(); break;
+    case Kind::Retransmitted: ++stats_.retransmissions; break;
+    case Kind::AddressChanged: break;  // the auditor's business
+  }
+}
+
+void Fleet::transmit(ClientIndex index, Transmission& transmission, TimePoint now,
+                     std::int64_t precise_ns, Sink& sink) {
+  auditor_.on_sent(index, transmission.message.xid);
+  if (transmission.exchange == Exchange::Renew && workload_.block_unicast &&
+      workload_.block_unicast->contains(now - start_)) {
+    ++stats_.unicast_blocked;  // lost on the way: the client must fall back to REBINDING
+    return;
+  }
+  sent_ns_[index] = precise_ns;
+  ++stats_.packets_sent;
+  sink.send(transmission);
+}
+
+void Fleet::receive(std::span<const std::uint8_t> payload, TimePoint now, std::int64_t precise_ns,
+                    Sink& sink) {
+  if (wire::parse_into(payload, scratch_)) {
+    ++stats_.unparsable;
+    return;
+  }
+  receive(scratch_, now, precise_ns, sink);
+}
+
+void Fleet::receive(const wire::Message& reply, TimePoint now, std::int64_t precise_ns,
+                    Sink& sink) {
+  if (reply.op != wire::Op::BootReply) return;  // our own requests, seen on a shared link
+  ++stats_.packets_received;
+  if (drop_random_.chance(workload_.drop_replies)) {
+    ++stats_.replies_dropped;
+    return;
+  }
+  const auto client = client_of(reply.hardware_address());
+  auditor_.on_reply(client, reply, now);
+  if (client && clients_[*client].state() != ClientState::Stopped) {
+    apply(*client, Received{&reply}, now, precise_ns, sink);
+  }
+}
+
+std::optional<ClientIndex> Fleet::client_of(const HardwareAddress& chaddr) const {
+  const auto bytes = chaddr.bytes();
+  if (chaddr.type() != HardwareAddress::kEthernet || bytes.size() != 6 ||
+      bytes[0] != kLocallyAdministered || bytes[1] != seed_byte(workload_.seed)) {
+    return std::nullopt;
+  }
+  const ClientIndex index = ClientIndex{bytes[2]} << 24 | ClientIndex{bytes[3]} << 16 |
+                            ClientIndex{bytes[4]} << 8 | ClientIndex{bytes[5]};
+  if (index >= clients_.size()) return std::nullopt;
+  return index;
+}
+
+std::optional<HardwareAddress> Fleet::holder_of(Ipv4 address) const {
+  const auto it = holders_.find(address);
+  if (it == holders_.end()) return std::nullopt;
+  const Client& holder = clients_[it->second];
+  const bool holding = holder.address() == address && (holder.state() == ClientState::Bound ||
+                                                        holder.state() == ClientState::Renewing ||
+                                                        holder.state() == ClientState::Rebinding);
+  if (!holding) return std::nullopt;
+  return holder.identity().hardware;
+}
+
+std::array<std::size_t, kClientStateCount> Fleet::state_counts() const {
+  std::array<std::size_t, kClientStateCount> counts{};
+  for (const Client& client : clients_) ++counts[static_cast<std::size_t>(client.state())];
+  return counts;
+}
+
+}  // namespace landlord::sim
