@@ -1,0 +1,89 @@
+#pragma once
+// Group commit: the daemon submits each decision's lease records here and acknowledges the
+// client only from the completion. One worker thread owns the store and commits whatever is
+// queued in one transaction (one fsync), so under load many ACKs share one fsync while at low
+// load a lone record is committed at once.
+//
+// Batching policy:
+//  - A batch is whole submissions, up to `batch_max` records (a single larger submission is
+//    committed alone: a submission is never split across transactions).
+//  - When the worker is free and records are queued, it commits them now: no added latency.
+//  - Only when the previous batch was full (sustained load) does the worker wait, at most
+//    `batch_wait`, for the next batch to fill to `batch_max` before committing.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "landlord/base/time.hpp"
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::store {
+
+struct CommitQueueOptions {
+  std::size_t batch_max = 256;                  // records per transaction at most
+  Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
+  std::size_t capacity_records = 16384;         // queued and not yet committed; submit() refuses beyond
+};
+
+struct CommitQueueCounters {
+  std::uint64_t submissions = 0;         // accepted by submit()
+  std::uint64_t rejected = 0;            // refused by submit(): queue full or shut down
+  std::uint64_t commits = 0;             // successful transactions, each one fsync
+  std::uint64_t records = 0;             // records in successful transactions
+  std::uint64_t errors = 0;              // failed transactions
+  std::uint64_t last_batch_records = 0;  // size of the most recent transaction
+  std::uint64_t queued_records = 0;      // waiting now
+};
+
+class CommitQueue {
+ public:
+  using Result = Expected<std::vector<WriteResult>, StoreError>;
+  // Called on the worker thread once the submission's transaction committed (per-record results,
+  // in submission order) or failed (the error; nothing of it is durable). The daemon posts it
+  // back to its event loop; it must not throw or call back into this queue's shutdown().
+  using Completion = std::function<void(Result)>;
+
+  // The queue uses `store` exclusively from its worker thread until shutdown() returns.
+  CommitQueue(LeaseStore& store, CommitQueueOptions options);
+  ~CommitQueue();  // shutdown()
+  CommitQueue(const CommitQueue&) = delete;
+  CommitQueue& operator=(const CommitQueue&) = delete;
+
+  // Queues `records` for the next transaction. Returns false, without calling `done`, when the
+  // queue is full or shut down: the caller drops the request (the client retries).
+  bool submit(std::vector<lease::Lease> records, Completion done);
+
+  // Stops accepting, commits everything already queued, calls its completions, joins the worker.
+  // Idempotent.
+  void shutdown();
+
+  CommitQueueCounters counters() const;
+
+ private:
+  struct Submission {
+    std::vector<lease::Lease> records;
+    Completion done;
+  };
+  void run();
+  void commit_batch(std::vector<Submission>& batch, std::size_t record_count);
+
+  LeaseStore& store_;
+  const CommitQueueOptions options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::deque<Submission> pending_;        // guarded by mutex_
+  std::size_t pending_records_ = 0;       // guarded by mutex_; empty submissions count one
+  bool stopping_ = false;                 // guarded by mutex_
+
+  std::atomic<std::uint64_t> submissions_{0}, rejected_{0}, commits_{0}, records_{0}, errors_{0},
+      last_batch_records_{0};
+  std::thread worker_;  // last: starts after every member above exists
+};
+
+}  // namespace landlord::store

@@ -1,0 +1,119 @@
+#include "landlord/store/commit_queue.hpp"
+
+#include <algorithm>
+
+namespace landlord::store {
+namespace {
+// An empty submission still holds a slot, so the limit bounds submissions too.
+std::size_t queue_cost(const std::vector<lease::Lease>& records) {
+  return std::max<std::size_t>(1, records.size());
+}
+}  // namespace
+
+CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options)
+    : store_(store), options_(options), worker_([this] { run(); }) {
+  LANDLORD_ASSERT(options_.batch_max > 0);
+  LANDLORD_ASSERT(options_.capacity_records > 0);
+}
+
+CommitQueue::~CommitQueue() { shutdown(); }
+
+bool CommitQueue::submit(std::vector<lease::Lease> records, Completion done) {
+  for (const auto& record : records) {
+    LANDLORD_ASSERT(record.state != lease::LeaseState::Offered);  // offers are never persisted
+  }
+  const std::size_t cost = queue_cost(records);
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || pending_records_ + cost > options_.capacity_records) {
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    pending_.push_back(Submission{std::move(records), std::move(done)});
+    pending_records_ += cost;
+  }
+  submissions_.fetch_add(1, std::memory_order_relaxed);
+  work_ready_.notify_one();
+  return true;
+}
+
+void CommitQueue::shutdown() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_one();
+  if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
+}
+
+CommitQueueCounters CommitQueue::counters() const {
+  CommitQueueCounters counters;
+  counters.submissions = submissions_.load(std::memory_order_relaxed);
+  counters.rejected = rejected_.load(std::memory_order_relaxed);
+  counters.commits = commits_.load(std::memory_order_relaxed);
+  counters.records = records_.load(std::memory_order_relaxed);
+  counters.errors = errors_.load(std::memory_order_relaxed);
+  counters.last_batch_records = last_batch_records_.load(std::memory_order_relaxed);
+  std::lock_guard lock(mutex_);
+  counters.queued_records = pending_records_;
+  return counters;
+}
+
+void CommitQueue::run() {
+  bool previous_batch_full = false;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    work_ready_.wait(lock, [this] { return !pending_.empty() || stopping_; });
+    if (pending_.empty()) return;  // stopping, and everything queued is committed
+    if (previous_batch_full && !stopping_ && pending_records_ < options_.batch_max) {
+      // Sustained load: a fuller batch costs this wait once and saves fsyncs after.
+      work_ready_.wait_for(lock, options_.batch_wait, [this] {
+        return pending_records_ >= options_.batch_max || stopping_;
+      });
+    }
+    std::vector<Submission> batch;
+    std::size_t record_count = 0;
+    std::size_t cost = 0;
+    while (!pending_.empty() &&
+           (batch.empty() || record_count + pending_.front().records.size() <= options_.batch_max)) {
+      record_count += pending_.front().records.size();
+      cost += queue_cost(pending_.front().records);
+      batch.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+    }
+    pending_records_ -= cost;
+    lock.unlock();
+    commit_batch(batch, record_count);
+    previous_batch_full = record_count >= options_.batch_max;
+    lock.lock();
+  }
+}
+
+void CommitQueue::commit_batch(std::vector<Submission>& batch, std::size_t record_count) {
+  if (record_count == 0) {  // only empty submissions: nothing to make durable
+    for (auto& submission : batch) submission.done(std::vector<WriteResult>{});
+    return;
+  }
+  std::vector<lease::Lease> records;
+  records.reserve(record_count);
+  for (auto& submission : batch) {
+    std::move(submission.records.begin(), submission.records.end(), std::back_inserter(records));
+  }
+  auto committed = store_.commit(records);
+  last_batch_records_.store(record_count, std::memory_order_relaxed);
+  if (!committed) {
+    errors_.fetch_add(1, std::memory_order_relaxed);
+    for (auto& submission : batch) submission.done(unexpected(committed.error()));
+    return;
+  }
+  commits_.fetch_add(1, std::memory_order_relaxed);
+  records_.fetch_add(record_count, std::memory_order_relaxed);
+  auto result = committed->begin();
+  for (auto& submission : batch) {
+    const auto count = static_cast<std::ptrdiff_t>(submission.records.size());
+    submission.done(std::vector<WriteResult>(result, result + count));
+    result += count;
+  }
+}
+
+}  // namespace landlord::store

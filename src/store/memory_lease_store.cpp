@@ -1,0 +1,45 @@
+#include "landlord/store/memory_lease_store.hpp"
+
+#include "record_text.hpp"
+
+namespace landlord::store {
+
+Expected<std::vector<WriteResult>, StoreError> MemoryLeaseStore::commit(
+    std::span<const lease::Lease> batch) {
+  for (const auto& record : batch) detail::assert_persistable(record);
+  if (fault_) {
+    for (const auto& record : batch) {
+      if (record.address == fault_->address) {
+        StoreError error = std::move(fault_->error);
+        fault_.reset();
+        return unexpected(std::move(error));  // nothing applied yet: the batch is all or nothing
+      }
+    }
+  }
+  std::vector<WriteResult> results;
+  results.reserve(batch.size());
+  for (const auto& record : batch) {
+    auto [position, inserted] = records_.try_emplace(record.address, record);
+    if (inserted) {
+      results.push_back(WriteResult::Written);
+    } else if (record.fencing_token >= position->second.fencing_token) {
+      position->second = record;
+      results.push_back(WriteResult::Written);
+    } else {
+      results.push_back(WriteResult::StaleToken);
+    }
+  }
+  return results;
+}
+
+Expected<void, StoreError> MemoryLeaseStore::load(
+    const std::function<void(lease::Lease&&)>& visit) {
+  for (const auto& [address, record] : records_) visit(lease::Lease{record});
+  return {};
+}
+
+void MemoryLeaseStore::fail_next_commit_at(Ipv4 address, StoreError error) {
+  fault_ = InjectedFault{address, std::move(error)};
+}
+
+}  // namespace landlord::store

@@ -1,0 +1,239 @@
+#include "landlord/store/sqlite_lease_store.hpp"
+
+#include <array>
+
+#include "record_text.hpp"
+#include "sqlite_schema.hpp"
+#include "sqlite_support.hpp"
+
+namespace landlord::store {
+
+using detail::Statement;
+
+struct SqliteLeaseStore::Connection {
+  sqlite3* db = nullptr;
+  Statement begin, commit, rollback, upsert, select_all;
+
+  ~Connection() {
+    // Statements first: a connection with live statements cannot close.
+    begin.reset();
+    commit.reset();
+    rollback.reset();
+    upsert.reset();
+    select_all.reset();
+    sqlite3_close_v2(db);
+  }
+};
+
+namespace {
+
+// Durability: WAL with synchronous=FULL fsyncs the log on every commit, so a returned commit()
+// survives power loss; readers (operators, load) never block the writer.
+Expected<void, StoreError> configure_writer(sqlite3* db, std::string_view path) {
+  sqlite3_stmt* raw = nullptr;
+  int code = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+  Statement journal{raw};
+  if (code == SQLITE_OK) code = sqlite3_step(journal.get());
+  if (code != SQLITE_ROW) return unexpected(detail::sqlite_error(db, code, path, "enabling WAL"));
+  const std::string_view mode = reinterpret_cast<const char*>(sqlite3_column_text(journal.get(), 0));
+  if (mode != "wal") {
+    return unexpected(StoreError{StoreError::Kind::Io, "lease store " + std::string(path) +
+                                                           ": journal_mode stayed '" +
+                                                           std::string(mode) + "', WAL refused"});
+  }
+  return detail::execute(db, "PRAGMA synchronous = FULL", path);
+}
+
+void bind_text(sqlite3_stmt* statement, int index, const std::string& text) {
+  if (text.empty()) {
+    sqlite3_bind_null(statement, index);
+  } else {
+    sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  }
+}
+
+std::string_view column_text(sqlite3_stmt* statement, int index) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
+  return text == nullptr ? std::string_view{}
+                         : std::string_view{text, static_cast<std::size_t>(
+                                                      sqlite3_column_bytes(statement, index))};
+}
+
+// Rebuilds one record from a row of kSelectAllSql; the message says which column was bad.
+Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
+  lease::Lease record;
+  const auto address = Ipv4::parse(column_text(row, 0));
+  if (!address) return unexpected(std::string("address"));
+  record.address = *address;
+  const auto state = detail::parse_state(column_text(row, 1));
+  if (!state) return unexpected(std::string("state"));
+  record.state = *state;
+  const auto hardware_type = sqlite3_column_int64(row, 2);
+  std::array<std::uint8_t, 255> bytes{};
+  const auto hardware_length = detail::parse_colon_hex(
+      column_text(row, 3), std::span{bytes.data(), HardwareAddress::kMaxLength});
+  if (!hardware_length || hardware_type < 0 || hardware_type > 255) {
+    return unexpected(std::string("hwaddr"));
+  }
+  record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
+                                    std::span{bytes.data(), *hardware_length}};
+  const auto client_id_length = detail::parse_colon_hex(column_text(row, 4), bytes);
+  if (!client_id_length) return unexpected(std::string("client_id"));
+  record.client_id = ClientId{std::span{bytes.data(), *client_id_length}};
+  record.hostname = std::string(column_text(row, 5));
+  record.subnet_id = static_cast<std::uint32_t>(sqlite3_column_int64(row, 6));
+  record.granted_at = time_from_unix_ms(sqlite3_column_int64(row, 7));
+  record.lease_time = Duration{sqlite3_column_int64(row, 8)};
+  record.renew_time = Duration{sqlite3_column_int64(row, 9)};
+  record.rebind_time = Duration{sqlite3_column_int64(row, 10)};
+  const auto extension = detail::parse_extension(column_text(row, 11));
+  if (!extension) return unexpected(std::string("last_extension"));
+  record.last_extension = *extension;
+  const auto token = sqlite3_column_int64(row, 12);
+  if (token < 0) return unexpected(std::string("fencing_token"));
+  record.fencing_token = static_cast<lease::FencingToken>(token);
+  auto client = detail::parse_client_key(column_text(row, 13));
+  if (!client) return unexpected(std::string("client_key"));
+  record.client = std::move(*client);
+  return record;
+}
+
+}  // namespace
+
+SqliteLeaseStore::SqliteLeaseStore(std::string path, std::unique_ptr<Connection> connection)
+    : path_(std::move(path)), connection_(std::move(connection)) {}
+
+SqliteLeaseStore::~SqliteLeaseStore() = default;
+
+Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
+    const SqliteOptions& options) {
+  const std::string& path = options.path;
+  auto connection = std::make_unique<Connection>();
+  const int flags = (options.read_only ? SQLITE_OPEN_READONLY
+                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  int code = sqlite3_open_v2(path.c_str(), &connection->db, flags, nullptr);
+  if (code != SQLITE_OK) return unexpected(detail::sqlite_error(connection->db, code, path, "opening"));
+  sqlite3_db_config(connection->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_busy_timeout(connection->db, static_cast<int>(options.busy_timeout.count()));
+
+  if (auto schema = detail::ensure_schema(connection->db, path, options.read_only); !schema) {
+    return unexpected(schema.error());
+  }
+  if (!options.read_only) {
+    if (auto configured = configure_writer(connection->db, path); !configured) {
+      return unexpected(configured.error());
+    }
+  }
+  const std::array<std::pair<Statement*, std::string_view>, 5> statements{{
+      {&connection->begin, "BEGIN IMMEDIATE"},
+      {&connection->commit, "COMMIT"},
+      {&connection->rollback, "ROLLBACK"},
+      {&connection->upsert, detail::kUpsertSql},
+      {&connection->select_all, detail::kSelectAllSql},
+  }};
+  for (const auto& [statement, sql] : statements) {
+    auto prepared = detail::prepare(connection->db, sql, path);
+    if (!prepared) {
+      // Our application_id but not our table layout: the file was damaged or edited.
+      StoreError error = prepared.error();
+      if (error.kind == StoreError::Kind::Other) error.kind = StoreError::Kind::Corrupt;
+      return unexpected(std::move(error));
+    }
+    *statement = std::move(*prepared);
+  }
+  return std::unique_ptr<SqliteLeaseStore>(new SqliteLeaseStore(path, std::move(connection)));
+}
+
+Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
+    std::span<const lease::Lease> batch) {
+  for (const auto& record : batch) detail::assert_persistable(record);
+  std::vector<WriteResult> results;
+  if (batch.empty()) return results;
+  results.reserve(batch.size());
+  sqlite3* const db = connection_->db;
+
+  // Any failure after BEGIN rolls back (SQLite may already have, e.g. on SQLITE_FULL), so
+  // nothing of the batch is durable and the connection is ready for the next commit.
+  const auto fail = [&](int code, std::string_view doing, sqlite3_stmt* failed) {
+    StoreError error = detail::sqlite_error(db, code, path_, doing);
+    sqlite3_reset(failed);
+    if (sqlite3_get_autocommit(db) == 0) {
+      sqlite3_step(connection_->rollback.get());
+      sqlite3_reset(connection_->rollback.get());
+    }
+    return unexpected(std::move(error));
+  };
+
+  int code = sqlite3_step(connection_->begin.get());
+  if (code != SQLITE_DONE) return fail(code, "starting a transaction", connection_->begin.get());
+  sqlite3_reset(connection_->begin.get());
+
+  sqlite3_stmt* const upsert = connection_->upsert.get();
+  for (const auto& record : batch) {
+    const std::string address = record.address.to_string();
+    const std::string hardware = detail::colon_hex(record.hardware.bytes());
+    const std::string client_id = detail::colon_hex(record.client_id.bytes());
+    const std::string client_key = detail::client_key_text(record.client);
+    const std::string_view state = detail::state_text(record.state);
+    const std::string_view extension = detail::extension_text(record.last_extension);
+    sqlite3_bind_text(upsert, 1, address.data(), static_cast<int>(address.size()), SQLITE_STATIC);
+    sqlite3_bind_text(upsert, 2, state.data(), static_cast<int>(state.size()), SQLITE_STATIC);
+    sqlite3_bind_text(upsert, 3, hardware.data(), static_cast<int>(hardware.size()), SQLITE_STATIC);
+    bind_text(upsert, 4, client_id);
+    bind_text(upsert, 5, record.hostname);
+    sqlite3_bind_int64(upsert, 6, static_cast<sqlite3_int64>(record.fencing_token));
+    sqlite3_bind_int64(upsert, 7, record.subnet_id);
+    sqlite3_bind_int64(upsert, 8, record.hardware.type());
+    sqlite3_bind_int64(upsert, 9, unix_ms(record.granted_at));
+    sqlite3_bind_int64(upsert, 10, record.lease_time.count());
+    sqlite3_bind_int64(upsert, 11, record.renew_time.count());
+    sqlite3_bind_int64(upsert, 12, record.rebind_time.count());
+    sqlite3_bind_text(upsert, 13, extension.data(), static_cast<int>(extension.size()), SQLITE_STATIC);
+    sqlite3_bind_text(upsert, 14, client_key.data(), static_cast<int>(client_key.size()),
+                      SQLITE_STATIC);
+    code = sqlite3_step(upsert);
+    if (code != SQLITE_DONE) {
+      auto error = fail(code, "writing lease " + address, upsert);
+      sqlite3_clear_bindings(upsert);
+      return error;
+    }
+    const bool written = sqlite3_changes(db) > 0;
+    sqlite3_reset(upsert);
+    sqlite3_clear_bindings(upsert);
+    // No change means the conflict's WHERE refused it: the stored token is newer.
+    results.push_back(written ? WriteResult::Written : WriteResult::StaleToken);
+  }
+
+  code = sqlite3_step(connection_->commit.get());
+  if (code != SQLITE_DONE) return fail(code, "committing", connection_->commit.get());
+  sqlite3_reset(connection_->commit.get());
+  return results;
+}
+
+Expected<void, StoreError> SqliteLeaseStore::load(
+    const std::function<void(lease::Lease&&)>& visit) {
+  sqlite3_stmt* const select_all = connection_->select_all.get();
+  int code = SQLITE_ROW;
+  while ((code = sqlite3_step(select_all)) == SQLITE_ROW) {
+    auto record = decode_row(select_all);
+    if (!record) {
+      StoreError error{StoreError::Kind::Corrupt,
+                       "lease store " + path_ + ": row for address '" +
+                           std::string(column_text(select_all, 0)) + "' has a bad " +
+                           record.error() + " value"};
+      sqlite3_reset(select_all);
+      return unexpected(std::move(error));
+    }
+    visit(std::move(*record));
+  }
+  if (code != SQLITE_DONE) {
+    StoreError error = detail::sqlite_error(connection_->db, code, path_, "loading leases");
+    sqlite3_reset(select_all);
+    return unexpected(std::move(error));
+  }
+  sqlite3_reset(select_all);
+  return {};
+}
+
+}  // namespace landlord::store

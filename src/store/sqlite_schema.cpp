@@ -1,0 +1,133 @@
+#include "sqlite_schema.hpp"
+
+#include <string>
+
+#include "landlord/store/sqlite_lease_store.hpp"
+#include "sqlite_support.hpp"
+
+namespace landlord::store::detail {
+namespace {
+
+// Operator-facing columns first, so `select * from leases` reads well. expires_at is derived
+// from the stored facts (granted_at_ms + lease_time_ms), never written separately.
+constexpr const char* kCreateSql = R"sql(
+CREATE TABLE leases (
+  address        TEXT PRIMARY KEY NOT NULL,  -- dotted quad
+  state          TEXT NOT NULL CHECK (state IN ('bound', 'released', 'expired', 'declined')),
+  hwaddr         TEXT NOT NULL,              -- lower-case colon hex chaddr
+  client_id      TEXT,                       -- option 61, colon hex; NULL when absent
+  hostname       TEXT,                       -- option 12; NULL when absent
+  expires_at     INTEGER GENERATED ALWAYS AS ((granted_at_ms + lease_time_ms) / 1000) VIRTUAL,
+  fencing_token  INTEGER NOT NULL CHECK (fencing_token >= 0),
+  subnet_id      INTEGER NOT NULL,
+  hwtype         INTEGER NOT NULL,           -- htype of hwaddr (1 = Ethernet)
+  granted_at_ms  INTEGER NOT NULL,           -- unix ms when the current lease period began
+  lease_time_ms  INTEGER NOT NULL,
+  renew_time_ms  INTEGER NOT NULL,           -- T1
+  rebind_time_ms INTEGER NOT NULL,           -- T2
+  last_extension TEXT NOT NULL CHECK (last_extension IN ('none', 'renewing', 'rebinding')),
+  client_key     TEXT NOT NULL               -- identity the lease is bound to: id:.. or hw<type>:..
+) WITHOUT ROWID;
+)sql";
+
+struct FileIdentity {
+  int application_id = 0;
+  int user_version = 0;
+  std::string objects;  // names of the schema objects, for the Foreign message
+  int object_count = 0;
+};
+
+Expected<int, StoreError> pragma_int(sqlite3* db, const char* sql, std::string_view path) {
+  auto statement = prepare(db, sql, path);
+  if (!statement) return unexpected(statement.error());
+  const int code = sqlite3_step(statement->get());
+  if (code != SQLITE_ROW) return unexpected(sqlite_error(db, code, path, sql));
+  return sqlite3_column_int(statement->get(), 0);
+}
+
+Expected<FileIdentity, StoreError> identify(sqlite3* db, std::string_view path) {
+  FileIdentity identity;
+  // The first read of a file that is not SQLite fails here with SQLITE_NOTADB.
+  auto objects = prepare(db, "SELECT name FROM sqlite_schema ORDER BY name", path);
+  if (!objects) return unexpected(objects.error());
+  int code = SQLITE_ROW;
+  while ((code = sqlite3_step(objects->get())) == SQLITE_ROW) {
+    if (identity.object_count++ > 0) identity.objects += ", ";
+    identity.objects += reinterpret_cast<const char*>(sqlite3_column_text(objects->get(), 0));
+  }
+  if (code != SQLITE_DONE) return unexpected(sqlite_error(db, code, path, "reading the schema"));
+  auto application_id = pragma_int(db, "PRAGMA application_id", path);
+  if (!application_id) return unexpected(application_id.error());
+  auto user_version = pragma_int(db, "PRAGMA user_version", path);
+  if (!user_version) return unexpected(user_version.error());
+  identity.application_id = *application_id;
+  identity.user_version = *user_version;
+  return identity;
+}
+
+bool is_empty(const FileIdentity& identity) {
+  return identity.object_count == 0 && identity.application_id == 0 && identity.user_version == 0;
+}
+
+Expected<void, StoreError> check_ours(const FileIdentity& identity, std::string_view path) {
+  const std::string where = "lease store " + std::string(path) + ": ";
+  if (identity.application_id != SqliteLeaseStore::kApplicationId) {
+    return unexpected(StoreError{
+        StoreError::Kind::Foreign,
+        where + "an SQLite database but not a landlord lease store (application_id " +
+            std::to_string(identity.application_id) + ", objects: " +
+            (identity.objects.empty() ? "none" : identity.objects) + ")"});
+  }
+  if (identity.user_version > SqliteLeaseStore::kSchemaVersion) {
+    return unexpected(StoreError{
+        StoreError::Kind::Foreign,
+        where + "schema version " + std::to_string(identity.user_version) +
+            " is newer than this build reads (" +
+            std::to_string(SqliteLeaseStore::kSchemaVersion) + ")"});
+  }
+  if (identity.user_version < 1) {
+    return unexpected(StoreError{StoreError::Kind::Corrupt,
+                                 where + "landlord file with no schema version"});
+  }
+  return {};
+}
+
+Expected<void, StoreError> create_schema(sqlite3* db, std::string_view path) {
+  // IMMEDIATE takes the write lock first, so of two processes creating one file, the second
+  // sees the first one's schema when it looks again inside its transaction.
+  if (auto begun = execute(db, "BEGIN IMMEDIATE", path); !begun) return begun;
+  auto identity = identify(db, path);
+  Expected<void, StoreError> result;
+  if (!identity) {
+    result = unexpected(identity.error());
+  } else if (is_empty(*identity)) {
+    const std::string pragmas =
+        "PRAGMA application_id = " + std::to_string(SqliteLeaseStore::kApplicationId) +
+        "; PRAGMA user_version = " + std::to_string(SqliteLeaseStore::kSchemaVersion) + ";";
+    result = execute(db, kCreateSql, path);
+    if (result) result = execute(db, pragmas.c_str(), path);
+  } else {
+    result = check_ours(*identity, path);
+  }
+  if (!result) {
+    if (sqlite3_get_autocommit(db) == 0) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    return result;
+  }
+  return execute(db, "COMMIT", path);
+}
+
+}  // namespace
+
+Expected<void, StoreError> ensure_schema(sqlite3* db, std::string_view path, bool read_only) {
+  auto identity = identify(db, path);
+  if (!identity) return unexpected(identity.error());
+  if (!is_empty(*identity)) return check_ours(*identity, path);
+  if (read_only) {
+    return unexpected(StoreError{StoreError::Kind::Foreign,
+                                 "lease store " + std::string(path) +
+                                     ": empty database opened read-only; no lease store in it"});
+  }
+  return create_schema(db, path);
+}
+
+}  // namespace landlord::store::detail

@@ -1,0 +1,55 @@
+#include "sqlite_support.hpp"
+
+#include <cerrno>
+
+namespace landlord::store::detail {
+
+StoreError::Kind error_kind(int code, int system_errno) {
+  switch (code & 0xff) {
+    case SQLITE_FULL: return StoreError::Kind::Full;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH: return StoreError::Kind::ReadOnly;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return StoreError::Kind::Locked;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return StoreError::Kind::Corrupt;
+    case SQLITE_IOERR: return system_errno == ENOSPC ? StoreError::Kind::Full : StoreError::Kind::Io;
+    case SQLITE_CANTOPEN:
+      // A file or directory we may not write is an operator's read-only setup, not an I/O fault.
+      if (system_errno == EROFS || system_errno == EACCES || system_errno == EPERM) {
+        return StoreError::Kind::ReadOnly;
+      }
+      return StoreError::Kind::Io;
+    default: return StoreError::Kind::Other;
+  }
+}
+
+StoreError sqlite_error(sqlite3* db, int code, std::string_view path, std::string_view doing) {
+  const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+  const char* words = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+  std::string message = "lease store ";
+  message.append(path).append(": ").append(doing).append(": ").append(words);
+  message.append(" (").append(sqlite3_errstr(code));
+  if (system_errno != 0) message.append(", errno ").append(std::to_string(system_errno));
+  message += ')';
+  return StoreError{error_kind(code, system_errno), std::move(message)};
+}
+
+Expected<Statement, StoreError> prepare(sqlite3* db, std::string_view sql, std::string_view path) {
+  sqlite3_stmt* raw = nullptr;
+  const int code = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+  if (code != SQLITE_OK) {
+    return unexpected(sqlite_error(db, code, path, "preparing `" + std::string(sql) + "`"));
+  }
+  return Statement{raw};
+}
+
+Expected<void, StoreError> execute(sqlite3* db, const char* sql, std::string_view path) {
+  const int code = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  if (code != SQLITE_OK) return unexpected(sqlite_error(db, code, path, sql));
+  return {};
+}
+
+}  // namespace landlord::store::detail
