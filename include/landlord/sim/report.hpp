@@ -1,0 +1,23 @@
+#pragma once
+// The end-of-run report: a readable summary for people and JSON (--report) for CI and bench/.
+#include <cstdint>
+#include <string>
+
+#include "landlord/sim/fleet.hpp"
+
+namespace landlord::sim {
+
+struct RunInfo {
+  std::string transport;       // "relay" or "l2"
+  std::string transport_note;  // what the transport does not exercise
+  std::uint64_t seed = 0;
+  double elapsed_s = 0;        // wall time of the run
+  double cpu_s = 0;            // process CPU time (user + system)
+};
+
+std::string report_json(const Fleet& fleet, const RunInfo& info);
+std::string report_text(const Fleet& fleet, const RunInfo& info);
+// One line for a terminal: clients per state, leases, packet rate.
+std::string progress_line(const Fleet& fleet, double elapsed_s);
+
+}  // namespace landlord::sim

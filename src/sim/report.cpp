@@ -1,0 +1,152 @@
+#include "landlord/sim/report.hpp"
+
+#include <fmt/format.h>
+
+namespace landlord::sim {
+
+namespace {
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The report's name for each exchange's latency: from request to the reply that answered it.
+std::string_view latency_name(Exchange exchange) {
+  switch (exchange) {
+    case Exchange::Discover: return "discover_offer";
+    case Exchange::Request: return "request_ack";
+    case Exchange::Reboot: return "reboot";
+    case Exchange::Renew: return "renew";
+    case Exchange::Rebind: return "rebind";
+    case Exchange::Decline: return "decline";
+    case Exchange::Release: return "release";
+  }
+  return "?";
+}
+
+bool has_replies(Exchange exchange) {
+  return exchange != Exchange::Decline && exchange != Exchange::Release;
+}
+
+Percentiles percentiles_copy(const std::vector<double>& samples) {
+  std::vector<double> copy = samples;
+  return percentiles_of(copy);
+}
+
+std::string fraction_json(std::size_t count, std::size_t started, const std::vector<double>& fractions) {
+  const Percentiles p = percentiles_copy(fractions);
+  return fmt::format(R"({{"count": {}, "started": {}, "lease_fraction_p50": {:.4f}, "lease_fraction_p99": {:.4f}}})",
+                     count, started, p.p50, p.p99);
+}
+
+}  // namespace
+
+std::string report_json(const Fleet& fleet, const RunInfo& info) {
+  const Stats& s = fleet.stats();
+  std::string out = "{\n";
+  out += fmt::format(R"(  "transport": "{}",)" "\n", escaped(info.transport));
+  out += fmt::format(R"(  "transport_note": "{}",)" "\n", escaped(info.transport_note));
+  out += fmt::format(R"(  "seed": {}, "duration_s": {:.1f}, "elapsed_s": {:.3f}, "cpu_s": {:.3f},)" "\n",
+                     info.seed, std::chrono::duration<double>(fleet.workload().duration).count(),
+                     info.elapsed_s, info.cpu_s);
+  out += fmt::format(R"(  "clients": {}, "offers": {}, "leases_acquired": {}, "reboots": {},)" "\n",
+                     s.clients_started, s.offers, s.leases, s.reboots);
+  out += fmt::format(R"(  "renewals": {},)" "\n", fraction_json(s.renewals, s.renew_started, s.renew_fractions));
+  out += fmt::format(R"(  "rebinds": {},)" "\n", fraction_json(s.rebinds, s.rebind_started, s.rebind_fractions));
+  out += fmt::format(
+      R"(  "expirations": {}, "releases": {}, "declines": {}, "vanished": {}, "naks": {}, "timeouts": {}, "gave_up": {},)" "\n",
+      s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions, s.gave_up);
+  const double packets = static_cast<double>(s.packets_sent + s.packets_received);
+  out += fmt::format(
+      R"(  "packets": {{"sent": {}, "received": {}, "replies_dropped": {}, "unicast_blocked": {}, "unparsable": {}, "per_cpu_second": {:.0f}}},)" "\n",
+      s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked, s.unparsable,
+      info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
+  out += "  \"latency_ms\": {";
+  bool first = true;
+  for (std::size_t i = 0; i < kExchangeCount; ++i) {
+    const auto exchange = static_cast<Exchange>(i);
+    if (!has_replies(exchange)) continue;
+    const Percentiles p = percentiles_copy(s.latency_ms[i]);
+    out += fmt::format(R"({}"{}": {{"count": {}, "p50": {:.3f}, "p99": {:.3f}, "max": {:.3f}}})",
+                       first ? "" : ", ", latency_name(exchange), p.count, p.p50, p.p99, p.max);
+    first = false;
+  }
+  out += "},\n  \"states_at_end\": {";
+  const auto states = fleet.state_counts();
+  for (std::size_t i = 0; i < kClientStateCount; ++i) {
+    out += fmt::format(R"({}"{}": {})", i ? ", " : "", to_string(static_cast<ClientState>(i)), states[i]);
+  }
+  out += "},\n";
+  const Auditor& auditor = fleet.auditor();
+  out += fmt::format(R"(  "violation_count": {},)" "\n", auditor.violation_count());
+  out += "  \"violations\": [";
+  for (std::size_t i = 0; i < auditor.violations().size(); ++i) {
+    const Violation& v = auditor.violations()[i];
+    out += fmt::format(R"({}{{"kind": "{}", "detail": "{}"}})", i ? ",\n    " : "\n    ",
+                       to_string(v.kind), escaped(v.detail));
+  }
+  out += auditor.violations().empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+std::string report_text(const Fleet& fleet, const RunInfo& info) {
+  const Stats& s = fleet.stats();
+  const Percentiles renew = percentiles_copy(s.renew_fractions);
+  const Percentiles rebind = percentiles_copy(s.rebind_fractions);
+  std::string out;
+  out += fmt::format("transport: {} — {}\n", info.transport, info.transport_note);
+  out += fmt::format("clients {}  leases {}  offers {}  reboots {}\n", s.clients_started, s.leases,
+                     s.offers, s.reboots);
+  out += fmt::format("renewals {} (at lease fraction p50 {:.3f}, p99 {:.3f}; {} started)\n",
+                     s.renewals, renew.p50, renew.p99, s.renew_started);
+  out += fmt::format("rebinds {} (at lease fraction p50 {:.3f}, p99 {:.3f}; {} started)\n",
+                     s.rebinds, rebind.p50, rebind.p99, s.rebind_started);
+  out += fmt::format("expirations {}  releases {}  declines {}  vanished {}  naks {}  timeouts {}  gave up {}\n",
+                     s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions,
+                     s.gave_up);
+  out += fmt::format("packets sent {}  received {}  dropped (injected) {}  unicast blocked {}\n",
+                     s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked);
+  for (std::size_t i = 0; i < kExchangeCount; ++i) {
+    const auto exchange = static_cast<Exchange>(i);
+    if (!has_replies(exchange) || s.latency_ms[i].empty()) continue;
+    const Percentiles p = percentiles_copy(s.latency_ms[i]);
+    out += fmt::format("latency {:<15} n={:<8} p50 {:.3f} ms  p99 {:.3f} ms  max {:.3f} ms\n",
+                       latency_name(exchange), p.count, p.p50, p.p99, p.max);
+  }
+  const double packets = static_cast<double>(s.packets_sent + s.packets_received);
+  out += fmt::format("elapsed {:.2f} s  cpu {:.2f} s  packets per cpu-second {:.0f}\n", info.elapsed_s,
+                     info.cpu_s, info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
+  const Auditor& auditor = fleet.auditor();
+  out += fmt::format("violations: {}\n", auditor.violation_count());
+  for (const Violation& v : auditor.violations()) {
+    out += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
+  }
+  return out;
+}
+
+std::string progress_line(const Fleet& fleet, double elapsed_s) {
+  const auto states = fleet.state_counts();
+  const Stats& s = fleet.stats();
+  std::string line = fmt::format("{:7.1f}s", elapsed_s);
+  for (std::size_t i = 0; i < kClientStateCount; ++i) {
+    if (states[i] == 0) continue;
+    line += fmt::format(" {} {}", to_string(static_cast<ClientState>(i)), states[i]);
+  }
+  line += fmt::format(" | leases {} renew {} rebind {} | {:.0f} pkt/s | violations {}", s.leases,
+                      s.renewals, s.rebinds,
+                      elapsed_s > 0 ? static_cast<double>(s.packets_sent + s.packets_received) / elapsed_s : 0.0,
+                      fleet.auditor().violation_count());
+  return line;
+}
+
+}  // namespace landlord::sim
