@@ -211,6 +211,22 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
   return results;
 }
 
+Expected<DurabilitySettings, StoreError> SqliteLeaseStore::durability() const {
+  DurabilitySettings settings;
+  for (const char* sql : {"PRAGMA journal_mode", "PRAGMA synchronous"}) {
+    auto statement = detail::prepare(connection_->db, sql, path_);
+    if (!statement) return unexpected(statement.error());
+    const int code = sqlite3_step(statement->get());
+    if (code != SQLITE_ROW) return unexpected(detail::sqlite_error(connection_->db, code, path_, sql));
+    if (settings.journal_mode.empty()) {
+      settings.journal_mode = std::string(column_text(statement->get(), 0));
+    } else {
+      settings.synchronous = sqlite3_column_int(statement->get(), 0);
+    }
+  }
+  return settings;
+}
+
 Expected<void, StoreError> SqliteLeaseStore::load(
     const std::function<void(lease::Lease&&)>& visit) {
   sqlite3_stmt* const select_all = connection_->select_all.get();

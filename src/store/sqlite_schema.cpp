@@ -48,12 +48,14 @@ Expected<int, StoreError> pragma_int(sqlite3* db, const char* sql, std::string_v
 Expected<FileIdentity, StoreError> identify(sqlite3* db, std::string_view path) {
   FileIdentity identity;
   // The first read of a file that is not SQLite fails here with SQLITE_NOTADB.
-  auto objects = prepare(db, "SELECT name FROM sqlite_schema ORDER BY name", path);
-  if (!objects) return unexpected(objects.error());
-  int code = SQLITE_ROW;
-  while ((code = sqlite3_step(objects->get())) == SQLITE_ROW) {
+  sqlite3_stmt* raw = nullptr;
+  int code = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema ORDER BY name", -1, &raw,
+                                nullptr);
+  if (code != SQLITE_OK) return unexpected(sqlite_error(db, code, path, "reading the schema"));
+  const Statement objects{raw};
+  while ((code = sqlite3_step(objects.get())) == SQLITE_ROW) {
     if (identity.object_count++ > 0) identity.objects += ", ";
-    identity.objects += reinterpret_cast<const char*>(sqlite3_column_text(objects->get(), 0));
+    identity.objects += reinterpret_cast<const char*>(sqlite3_column_text(objects.get(), 0));
   }
   if (code != SQLITE_DONE) return unexpected(sqlite_error(db, code, path, "reading the schema"));
   auto application_id = pragma_int(db, "PRAGMA application_id", path);

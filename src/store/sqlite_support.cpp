@@ -1,6 +1,10 @@
 #include "sqlite_support.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace landlord::store::detail {
 
@@ -25,14 +29,37 @@ StoreError::Kind error_kind(int code, int system_errno) {
   }
 }
 
+namespace {
+
+// SQLite reports a file it cannot create or open for writing as CANTOPEN, often with the errno
+// of its read-only retry (ENOENT). Asking the file system tells a read-only setup from a
+// missing directory. Returns 0 when both the file (if any) and its directory are writable.
+int write_access_errno(std::string_view path) {
+  const std::filesystem::path file{std::string(path)};
+  const auto directory = file.has_parent_path() ? file.parent_path() : std::filesystem::path{"."};
+  if (::access(directory.c_str(), W_OK) != 0) return errno;
+  if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0) return errno;
+  return 0;
+}
+
+}  // namespace
+
 StoreError sqlite_error(sqlite3* db, int code, std::string_view path, std::string_view doing) {
-  const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+  int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+  if ((code & 0xff) == SQLITE_CANTOPEN) {
+    if (const int access_errno = write_access_errno(path); access_errno != 0) {
+      system_errno = access_errno;
+    }
+  }
   const char* words = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
   std::string message = "lease store ";
   message.append(path).append(": ").append(doing).append(": ").append(words);
-  message.append(" (").append(sqlite3_errstr(code));
-  if (system_errno != 0) message.append(", errno ").append(std::to_string(system_errno));
-  message += ')';
+  std::string details;
+  if (std::strcmp(words, sqlite3_errstr(code)) != 0) details = sqlite3_errstr(code);
+  if (system_errno != 0) {
+    details.append(details.empty() ? "" : ", ").append(std::strerror(system_errno));
+  }
+  if (!details.empty()) message.append(" (").append(details).append(")");
   return StoreError{error_kind(code, system_errno), std::move(message)};
 }
 

@@ -18,6 +18,12 @@ struct SqliteOptions {
   bool read_only = false;
 };
 
+// What the connection actually runs with, for the start-up log line and the durability test.
+struct DurabilitySettings {
+  std::string journal_mode;  // "wal"
+  int synchronous = 0;       // 2 = FULL: the WAL is fsynced at every commit
+};
+
 class SqliteLeaseStore final : public LeaseStore {
  public:
   // Opens or creates the store. A file that is not an SQLite database is Corrupt; an SQLite
@@ -33,6 +39,7 @@ class SqliteLeaseStore final : public LeaseStore {
   Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) override;
 
   const std::string& path() const { return path_; }
+  Expected<DurabilitySettings, StoreError> durability() const;
 
   static constexpr int kSchemaVersion = 1;
   static constexpr int kApplicationId = 0x4c4c4431;  // "LLD1": marks the file as ours

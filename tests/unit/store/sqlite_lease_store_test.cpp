@@ -1,0 +1,388 @@
+// What only the SQLite backend promises: durability settings, a schema operators can query,
+// fencing across connections, and clear errors for files and faults it cannot work with.
+#include <sqlite3.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "landlord/store/open_store.hpp"
+#include "landlord/store/sqlite_lease_store.hpp"
+#include "store_test_support.hpp"
+
+namespace landlord::store {
+namespace {
+
+using testing::bound_lease;
+using testing::load_all;
+using testing::same_lease;
+using testing::ScratchDirectory;
+
+// A second connection to the file, as an operator's sqlite3 shell or another process has.
+class RawConnection {
+ public:
+  explicit RawConnection(const std::filesystem::path& file) {
+    EXPECT_EQ(sqlite3_open(file.c_str(), &db_), SQLITE_OK);
+  }
+  ~RawConnection() { sqlite3_close(db_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  int execute(const std::string& sql) {
+    char* message = nullptr;
+    const int code = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
+    EXPECT_EQ(code, SQLITE_OK) << sql << ": " << (message ? message : "");
+    sqlite3_free(message);
+    return code;
+  }
+  // The rows of `sql`, each row's columns joined with '|', NULL as "NULL".
+  std::vector<std::string> rows(const std::string& sql) {
+    std::vector<std::string> result;
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db_);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+      std::string row;
+      for (int column = 0; column < sqlite3_column_count(statement); ++column) {
+        if (column > 0) row += '|';
+        const auto* text = sqlite3_column_text(statement, column);
+        row += text ? reinterpret_cast<const char*>(text) : "NULL";
+      }
+      result.push_back(row);
+    }
+    sqlite3_finalize(statement);
+    return result;
+  }
+  std::vector<std::string> column_names(const std::string& table) {
+    std::vector<std::string> names;
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, ("SELECT * FROM " + table).c_str(), -1, &statement, nullptr),
+              SQLITE_OK);
+    for (int column = 0; column < sqlite3_column_count(statement); ++column) {
+      names.emplace_back(sqlite3_column_name(statement, column));
+    }
+    sqlite3_finalize(statement);
+    return names;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class SqliteLeaseStoreTest : public ::testing::Test {
+ protected:
+  std::filesystem::path file() const { return directory_.path() / "leases.db"; }
+  std::unique_ptr<SqliteLeaseStore> open_ok(SqliteOptions options = {}) {
+    if (options.path.empty()) options.path = file();
+    auto store = SqliteLeaseStore::open(options);
+    EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+    return store ? std::move(*store) : nullptr;
+  }
+  StoreError open_error(SqliteOptions options = {}) {
+    if (options.path.empty()) options.path = file();
+    auto store = SqliteLeaseStore::open(options);
+    EXPECT_FALSE(store.has_value()) << "opened " << options.path;
+    return store ? StoreError{} : store.error();
+  }
+
+  ScratchDirectory directory_;
+};
+
+bool mentions(const StoreError& error, const std::string& text) {
+  return error.message.find(text) != std::string::npos;
+}
+
+TEST_F(SqliteLeaseStoreTest, RunsWithWalAndSynchronousFull) {
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  const auto settings = store->durability();
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_EQ(settings->journal_mode, "wal");
+  EXPECT_EQ(settings->synchronous, 2);  // FULL
+  // WAL is a property of the file: another connection sees it too.
+  RawConnection other(file());
+  EXPECT_EQ(other.rows("PRAGMA journal_mode"), std::vector<std::string>{"wal"});
+}
+
+TEST_F(SqliteLeaseStoreTest, OperatorsReadTheLeasesTable) {
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  auto with_id = bound_lease(2, 7);  // even index: has a client id; hostname "host-2"
+  auto released = bound_lease(3, 8);  // no client id, no hostname
+  released.state = lease::LeaseState::Released;
+  ASSERT_TRUE(store->commit(std::vector{with_id, released}).has_value());
+
+  RawConnection operator_shell(file());
+  const auto columns = operator_shell.column_names("leases");
+  const std::vector<std::string> first_columns(columns.begin(), columns.begin() + 7);
+  EXPECT_EQ(first_columns, (std::vector<std::string>{"address", "state", "hwaddr", "client_id",
+                                                     "hostname", "expires_at", "fencing_token"}));
+  EXPECT_EQ(operator_shell.rows("SELECT address, state, hwaddr, client_id, hostname, expires_at,"
+                                " fencing_token FROM leases ORDER BY address"),
+            (std::vector<std::string>{
+                "198.18.0.2|bound|02:00:00:00:00:02|01:aa:bb:02|host-2|" +
+                    std::to_string(unix_seconds(with_id.expires_at())) + "|7",
+                "198.18.0.3|released|02:00:00:00:00:03|NULL|NULL|" +
+                    std::to_string(unix_seconds(released.expires_at())) + "|8",
+            }));
+  EXPECT_EQ(operator_shell.rows("PRAGMA user_version"),
+            std::vector{std::to_string(SqliteLeaseStore::kSchemaVersion)});
+}
+
+TEST_F(SqliteLeaseStoreTest, FencingHoldsAcrossConnections) {
+  auto first = open_ok();
+  auto second = open_ok();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const auto newer = bound_lease(1, 10);
+  ASSERT_TRUE(first->commit(std::vector{newer}).has_value());
+  auto stale = bound_lease(2, 9);
+  stale.address = newer.address;
+  const auto refused = second->commit(std::vector{stale});
+  ASSERT_TRUE(refused.has_value()) << refused.error().message;
+  EXPECT_EQ(*refused, std::vector{WriteResult::StaleToken});
+  const auto records = load_all(*first);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(same_lease(newer, records[0]));
+}
+
+TEST_F(SqliteLeaseStoreTest, GarbageFileIsCorrupt) {
+  {
+    std::ofstream garbage(file(), std::ios::binary);
+    for (int index = 0; index < 4096; ++index) garbage.put(static_cast<char>(index * 7 % 251));
+  }
+  const auto error = open_error();
+  EXPECT_EQ(error.kind, StoreError::Kind::Corrupt) << error.message;
+  EXPECT_TRUE(mentions(error, file().string())) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, DamagedPagesAreCorrupt) {
+  {
+    auto store = open_ok();
+    std::vector<lease::Lease> batch;
+    for (std::uint32_t index = 0; index < 2000; ++index) batch.push_back(bound_lease(index));
+    ASSERT_TRUE(store->commit(batch).has_value());
+  }  // closing checkpoints the WAL into the main file
+  {
+    // Keep the header page, overwrite the table's pages.
+    std::fstream damaged(file(), std::ios::binary | std::ios::in | std::ios::out);
+    damaged.seekp(4096);
+    for (int index = 0; index < 64 * 1024; ++index) damaged.put(static_cast<char>(0xa5));
+  }
+  auto opened = SqliteLeaseStore::open({.path = file()});
+  StoreError error;
+  if (!opened) {
+    error = opened.error();
+  } else {
+    auto loaded = (*opened)->load([](lease::Lease&&) {});
+    ASSERT_FALSE(loaded.has_value());
+    error = loaded.error();
+  }
+  EXPECT_EQ(error.kind, StoreError::Kind::Corrupt) << error.message;
+  EXPECT_TRUE(mentions(error, file().string())) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, ForeignDatabaseIsRefusedAndLeftAlone) {
+  {
+    RawConnection other(file());
+    other.execute("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('alice')");
+  }
+  const auto error = open_error();
+  EXPECT_EQ(error.kind, StoreError::Kind::Foreign) << error.message;
+  EXPECT_TRUE(mentions(error, file().string())) << error.message;
+  EXPECT_TRUE(mentions(error, "users")) << error.message;
+  RawConnection other(file());
+  EXPECT_EQ(other.rows("PRAGMA journal_mode"), std::vector<std::string>{"delete"});
+  EXPECT_EQ(other.rows("SELECT name FROM sqlite_schema"), std::vector<std::string>{"users"});
+}
+
+TEST_F(SqliteLeaseStoreTest, NewerSchemaVersionIsForeign) {
+  open_ok().reset();
+  RawConnection(file()).execute("PRAGMA user_version = 99");
+  const auto error = open_error();
+  EXPECT_EQ(error.kind, StoreError::Kind::Foreign) << error.message;
+  EXPECT_TRUE(mentions(error, "99")) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, OurMarkWithoutOurTableIsCorrupt) {
+  RawConnection(file()).execute("CREATE TABLE other (x); PRAGMA application_id = " +
+                                std::to_string(SqliteLeaseStore::kApplicationId) +
+                                "; PRAGMA user_version = 1");
+  const auto error = open_error();
+  EXPECT_EQ(error.kind, StoreError::Kind::Corrupt) << error.message;
+  EXPECT_TRUE(mentions(error, file().string())) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, BadValueInARowIsCorruptAndNamesTheAddress) {
+  auto store = open_ok();
+  ASSERT_TRUE(store->commit(std::vector{bound_lease(1), bound_lease(2)}).has_value());
+  RawConnection(file()).execute("UPDATE leases SET hwaddr = 'zz:top' WHERE address = '198.18.0.2'");
+  const auto loaded = store->load([](lease::Lease&&) {});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().kind, StoreError::Kind::Corrupt);
+  EXPECT_TRUE(mentions(loaded.error(), "198.18.0.2")) << loaded.error().message;
+  EXPECT_TRUE(mentions(loaded.error(), "hwaddr")) << loaded.error().message;
+}
+
+TEST_F(SqliteLeaseStoreTest, ReadOnlyOpenLoadsButRefusesWrites) {
+  open_ok()->commit(std::vector{bound_lease(1, 3)}).value();
+  auto reader = open_ok({.path = file(), .read_only = true});
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(load_all(*reader).size(), 1u);
+  const auto refused = reader->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().kind, StoreError::Kind::ReadOnly) << refused.error().message;
+  EXPECT_TRUE(mentions(refused.error(), file().string())) << refused.error().message;
+  EXPECT_EQ(load_all(*reader).size(), 1u);
+}
+
+TEST_F(SqliteLeaseStoreTest, MissingFileOpenedReadOnlyIsAnError) {
+  const auto error = open_error({.path = file(), .read_only = true});
+  EXPECT_EQ(error.kind, StoreError::Kind::Io) << error.message;
+  EXPECT_TRUE(mentions(error, file().string())) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, LockedDatabaseFailsTheBatchAndRecovers) {
+  auto store = open_ok({.path = file(), .busy_timeout = std::chrono::milliseconds{50}});
+  ASSERT_NE(store, nullptr);
+  const std::vector batch{bound_lease(1), bound_lease(2)};
+  {
+    RawConnection other(file());
+    other.execute("BEGIN EXCLUSIVE; INSERT INTO leases (address, state, hwaddr, fencing_token,"
+                  " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms,"
+                  " rebind_time_ms, last_extension, client_key) VALUES ('198.18.9.9', 'bound',"
+                  " '', 1, 1, 1, 0, 0, 0, 0, 'none', '')");
+    const auto locked = store->commit(batch);
+    ASSERT_FALSE(locked.has_value());
+    EXPECT_EQ(locked.error().kind, StoreError::Kind::Locked) << locked.error().message;
+    EXPECT_TRUE(mentions(locked.error(), file().string())) << locked.error().message;
+    other.execute("ROLLBACK");
+  }
+  EXPECT_TRUE(load_all(*store).empty());
+  const auto retried = store->commit(batch);
+  ASSERT_TRUE(retried.has_value()) << retried.error().message;
+  EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+TEST_F(SqliteLeaseStoreTest, OpenStoreChoosesTheBackend) {
+  auto sqlite = open_store({.type = config::StoreSection::Type::Sqlite, .path = file()});
+  ASSERT_TRUE(sqlite.has_value()) << sqlite.error().message;
+  EXPECT_NE(dynamic_cast<SqliteLeaseStore*>(sqlite->get()), nullptr);
+  auto memory = open_store({.type = config::StoreSection::Type::Memory, .path = file()});
+  ASSERT_TRUE(memory.has_value());
+  EXPECT_EQ(dynamic_cast<SqliteLeaseStore*>(memory->get()), nullptr);
+  ASSERT_TRUE((*memory)->commit(std::vector{bound_lease(1)}).has_value());
+  EXPECT_EQ(load_all(**memory).size(), 1u);
+  EXPECT_TRUE(load_all(**sqlite).empty());
+}
+
+// A small tmpfs of our own: the only honest way to see a real ENOSPC or EROFS, and root can
+// write through chmod. Mounting needs root (CAP_SYS_ADMIN); elsewhere these tests skip.
+class SmallFilesystem {
+ public:
+  SmallFilesystem(const std::filesystem::path& where, const char* options) : where_(where) {
+    std::filesystem::create_directory(where_);
+    if (::mount("landlord-test", where_.c_str(), "tmpfs", 0, options) == 0) {
+      mounted_ = true;
+    } else {
+      reason_ = std::string("cannot mount a tmpfs (needs root): ") + std::strerror(errno);
+    }
+  }
+  ~SmallFilesystem() {
+    if (mounted_) ::umount2(where_.c_str(), MNT_DETACH);
+  }
+  SmallFilesystem(const SmallFilesystem&) = delete;
+  SmallFilesystem& operator=(const SmallFilesystem&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& reason() const { return reason_; }
+  bool remount(const char* options) {
+    return ::mount("landlord-test", where_.c_str(), "tmpfs", MS_REMOUNT, options) == 0;
+  }
+
+ private:
+  std::filesystem::path where_;
+  bool mounted_ = false;
+  std::string reason_;
+};
+
+// Fills the filesystem holding `file` until the kernel says ENOSPC.
+void fill_up(const std::filesystem::path& file) {
+  std::FILE* filler = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(filler, nullptr);
+  std::vector<char> block(4096, 'x');
+  for (int written = 0; written < 1 << 20; ++written) {  // bounded: at most 4 GiB
+    if (std::fwrite(block.data(), 1, block.size(), filler) != block.size()) break;
+    if (std::fflush(filler) != 0) break;
+  }
+  std::fclose(filler);
+}
+
+TEST_F(SqliteLeaseStoreTest, DiskFullFailsTheBatchAndRecovers) {
+  SmallFilesystem tmpfs(directory_.path() / "small", "size=2m");
+  if (!tmpfs.mounted()) GTEST_SKIP() << tmpfs.reason();
+  const auto path = directory_.path() / "small" / "leases.db";
+  auto store = open_ok({.path = path});
+  ASSERT_NE(store, nullptr);
+  const auto before = bound_lease(100'000, 1);
+  ASSERT_TRUE(store->commit(std::vector{before}).has_value());
+
+  fill_up(directory_.path() / "small" / "filler");
+  std::vector<lease::Lease> batch;
+  for (std::uint32_t index = 0; index < 3000; ++index) batch.push_back(bound_lease(index));
+  const auto full = store->commit(batch);
+  ASSERT_FALSE(full.has_value());
+  EXPECT_EQ(full.error().kind, StoreError::Kind::Full) << full.error().message;
+  EXPECT_TRUE(mentions(full.error(), path.string())) << full.error().message;
+  auto records = load_all(*store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(same_lease(before, records[0]));
+
+  std::filesystem::remove(directory_.path() / "small" / "filler");
+  const auto retried = store->commit(batch);
+  ASSERT_TRUE(retried.has_value()) << retried.error().message;
+  EXPECT_EQ(load_all(*store).size(), batch.size() + 1);
+}
+
+TEST_F(SqliteLeaseStoreTest, ReadOnlyDirectoryIsReadOnly) {
+  const auto where = directory_.path() / "readonly";
+  if (::geteuid() != 0) {
+    // Without root, permissions are the read-only setup an operator would make.
+    std::filesystem::create_directory(where);
+    std::filesystem::permissions(where, std::filesystem::perms::owner_read |
+                                            std::filesystem::perms::owner_exec);
+    const auto error = open_error({.path = where / "leases.db"});
+    EXPECT_EQ(error.kind, StoreError::Kind::ReadOnly) << error.message;
+    std::filesystem::permissions(where, std::filesystem::perms::owner_all);
+    return;
+  }
+  SmallFilesystem tmpfs(where, "size=1m,ro");
+  if (!tmpfs.mounted()) GTEST_SKIP() << tmpfs.reason();
+  const auto error = open_error({.path = where / "leases.db"});
+  EXPECT_EQ(error.kind, StoreError::Kind::ReadOnly) << error.message;
+  EXPECT_TRUE(mentions(error, (where / "leases.db").string())) << error.message;
+}
+
+TEST_F(SqliteLeaseStoreTest, FilesystemTurnedReadOnlyFailsCommits) {
+  const auto where = directory_.path() / "turns-readonly";
+  SmallFilesystem tmpfs(where, "size=2m");
+  if (!tmpfs.mounted()) GTEST_SKIP() << tmpfs.reason();
+  const auto path = where / "leases.db";
+  open_ok({.path = path})->commit(std::vector{bound_lease(1, 1)}).value();
+  ASSERT_TRUE(tmpfs.remount("ro")) << std::strerror(errno);
+  auto opened = SqliteLeaseStore::open({.path = path});
+  StoreError error;
+  if (!opened) {
+    error = opened.error();
+  } else {
+    auto refused = (*opened)->commit(std::vector{bound_lease(2, 1)});
+    ASSERT_FALSE(refused.has_value());
+    error = refused.error();
+  }
+  EXPECT_EQ(error.kind, StoreError::Kind::ReadOnly) << error.message;
+  EXPECT_TRUE(mentions(error, path.string())) << error.message;
+}
+
+}  // namespace
+}  // namespace landlord::store
