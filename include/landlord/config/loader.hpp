@@ -17,9 +17,13 @@ struct ConfigError {
   std::string to_string() const;  // "FILE:LINE:COLUMN: message"
 };
 
-// Every error found, not just the first.
+// Every error found, not just the first, sorted by place. A YAML syntax error is the exception:
+// yaml-cpp stops there, so it is reported alone. The file name in errors is `path` as given.
 Expected<Config, std::vector<ConfigError>> load_file(const std::string& path);
 Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
                                                       const std::string& source_name);
+
+// One error per line, each ending in '\n', in file order: what `landlord --check` prints.
+std::string format_errors(const std::vector<ConfigError>& errors);
 
 }  // namespace landlord::config

@@ -1,0 +1,227 @@
+// The small sections: server, store, lease, control, log.
+#include "sections.hpp"
+
+#include <algorithm>
+
+#include "landlord/config/values.hpp"
+
+namespace landlord::config::detail {
+namespace {
+
+constexpr std::uint16_t kControlPort = 8067;
+// Options 51/58/59 are 32-bit seconds and 0xffffffff means "infinite", which we do not offer.
+constexpr std::int64_t kMaxLeaseSeconds = 0xfffffffe;
+// An ACK waiting longer than this for its batch would reach clients that already retransmit.
+constexpr Duration kMaxBatchWait = std::chrono::seconds{1};
+
+bool whole_seconds(Duration duration) { return duration.count() % 1000 == 0; }
+
+std::optional<Duration> read_positive_duration(Reader& reader, const Field& field) {
+  const auto duration = reader.parsed(field, parse_duration);
+  if (!duration) return std::nullopt;
+  if (duration->count() <= 0) {
+    reader.error(field.mark(), "'" + field.name + "' must be longer than 0s");
+    return std::nullopt;
+  }
+  return duration;
+}
+
+// A T1/T2 given as a duration must be whole seconds like the lease time it is sent with.
+std::optional<RenewalTime> read_renewal(Reader& reader, const Field& field) {
+  const auto renewal = reader.parsed(field, parse_renewal_time);
+  if (!renewal) return std::nullopt;
+  if (const auto* fixed = std::get_if<Duration>(&*renewal)) {
+    if (fixed->count() <= 0) {
+      reader.error(field.mark(), "'" + field.name + "' must be longer than 0s");
+      return std::nullopt;
+    }
+    if (!whole_seconds(*fixed)) {
+      reader.error(field.mark(), "'" + field.name + "' must be whole seconds: clients receive it in seconds");
+      return std::nullopt;
+    }
+  }
+  return renewal;
+}
+
+std::string describe_timer(const RenewalTime& setting, Duration computed, Duration lease_time) {
+  if (std::holds_alternative<Duration>(setting)) return format_duration(computed);
+  return format_duration(computed) + " (" + format_renewal_time(setting) + " of " +
+         format_duration(lease_time) + ")";
+}
+
+YAML::Mark first_set(const LeaseSection& lease, std::initializer_list<std::optional<YAML::Mark>> marks) {
+  for (const auto& mark : marks) {
+    if (mark) return *mark;
+  }
+  return lease.mark;
+}
+
+}  // namespace
+
+LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fallback,
+                        const LeaseTimes& base) {
+  LeaseSection lease{base, fallback, {}, {}, {}};
+  if (field == nullptr) return lease;
+  const auto section = reader.section(*field, {"time", "renew", "rebind", "offer-hold", "decline-hold"});
+  lease.mark = section.mark;
+  for (const auto& entry : section.fields) {
+    if (entry.name == "time") {
+      const auto time = reader.parsed(entry, parse_duration);
+      if (!time) continue;
+      if (time->count() <= 0) {
+        reader.error(entry.mark(), "lease 'time' must be longer than 0s");
+      } else if (!whole_seconds(*time)) {
+        reader.error(entry.mark(), "lease 'time' must be whole seconds: clients receive it in seconds");
+      } else if (std::chrono::duration_cast<std::chrono::seconds>(*time).count() > kMaxLeaseSeconds) {
+        reader.error(entry.mark(), "lease 'time' must be at most 4294967294s (option 51 is 32 bits)");
+      } else {
+        lease.times.time = *time;
+        lease.time = entry.mark();
+      }
+    } else if (entry.name == "renew" || entry.name == "rebind") {
+      const auto renewal = read_renewal(reader, entry);
+      if (!renewal) continue;
+      (entry.name == "renew" ? lease.times.renew : lease.times.rebind) = *renewal;
+      (entry.name == "renew" ? lease.renew : lease.rebind) = entry.mark();
+    } else {
+      const auto hold = read_positive_duration(reader, entry);
+      if (hold) (entry.name == "offer-hold" ? lease.times.offer_hold : lease.times.decline_hold) = *hold;
+    }
+  }
+  return lease;
+}
+
+void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context) {
+  const auto& times = lease.times;
+  const Duration renew = times.renew_duration();
+  const Duration rebind = times.rebind_duration();
+  const std::string renew_text = describe_timer(times.renew, renew, times.time);
+  const std::string rebind_text = describe_timer(times.rebind, rebind, times.time);
+  if (renew.count() <= 0) {
+    reader.error(first_set(lease, {lease.renew, lease.time}),
+                 "renew (T1) comes to " + renew_text + "; it must be at least 1s" + std::string{context});
+  } else if (renew >= rebind) {
+    reader.error(first_set(lease, {lease.renew, lease.rebind, lease.time}),
+                 "renew (T1) " + renew_text + " must be shorter than rebind (T2) " + rebind_text +
+                     std::string{context});
+  }
+  if (rebind >= times.time) {
+    reader.error(first_set(lease, {lease.rebind, lease.time, lease.renew}),
+                 "rebind (T2) " + rebind_text + " must be shorter than the lease time " +
+                     format_duration(times.time) + std::string{context});
+  }
+}
+
+bool is_interface_name(std::string_view name) {
+  if (name.empty() || name.size() > 15) return false;
+  return std::none_of(name.begin(), name.end(), [](char c) {
+    return c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n';
+  });
+}
+
+ServerSection read_server(Reader& reader, const Field* field) {
+  ServerSection server;
+  server.listen = Endpoint{Ipv4{}, 67};
+  if (field == nullptr) return server;
+  const auto section = reader.section(*field, {"interfaces", "listen", "server-id", "authoritative"});
+  for (const auto& entry : section.fields) {
+    if (entry.name == "interfaces") {
+      const auto items = reader.list(entry);
+      if (!items) continue;
+      for (const auto& item : *items) {
+        const auto name = reader.scalar(item, "interfaces");
+        if (!name) continue;
+        if (!is_interface_name(*name)) {
+          reader.error(item.Mark(), "'" + *name + "' is not an interface name (1-15 characters, no '/', ':' or spaces)");
+        } else if (std::find(server.interfaces.begin(), server.interfaces.end(), *name) !=
+                   server.interfaces.end()) {
+          reader.error(item.Mark(), "interface '" + *name + "' is listed twice");
+        } else {
+          server.interfaces.push_back(*name);
+        }
+      }
+    } else if (entry.name == "listen") {
+      const auto endpoint = reader.parsed(entry, [](std::string_view text) { return parse_endpoint(text, 67); });
+      if (endpoint) server.listen = *endpoint;
+    } else if (entry.name == "server-id") {
+      const auto address = reader.address(entry);
+      if (!address) continue;
+      if (address->is_zero() || address->is_broadcast()) {
+        reader.error(entry.mark(), "'server-id' must be one of this server's addresses, not " + address->to_string());
+      } else {
+        server.server_id = *address;
+      }
+    } else if (entry.name == "authoritative") {
+      if (const auto value = reader.boolean(entry)) server.authoritative = *value;
+    }
+  }
+  return server;
+}
+
+StoreSection read_store(Reader& reader, const Field* field) {
+  StoreSection store;
+  if (field == nullptr) return store;
+  const auto section = reader.section(*field, {"type", "path", "batch-max", "batch-wait"});
+  for (const auto& entry : section.fields) {
+    if (entry.name == "type") {
+      const auto type = reader.scalar(entry);
+      if (!type) continue;
+      if (*type == "sqlite") {
+        store.type = StoreSection::Type::Sqlite;
+      } else if (*type == "memory") {
+        store.type = StoreSection::Type::Memory;
+      } else {
+        reader.error(entry.mark(), "unknown store type '" + *type + "'; use sqlite or memory");
+      }
+    } else if (entry.name == "path") {
+      const auto path = reader.scalar(entry);
+      if (path && path->empty()) {
+        reader.error(entry.mark(), "'path' must not be empty");
+      } else if (path) {
+        store.path = *path;
+      }
+    } else if (entry.name == "batch-max") {
+      if (const auto value = reader.unsigned_integer(entry, 1, 65536)) {
+        store.batch_max = static_cast<std::uint32_t>(*value);
+      }
+    } else if (entry.name == "batch-wait") {
+      const auto wait = reader.parsed(entry, parse_duration);
+      if (wait && *wait > kMaxBatchWait) {
+        reader.error(entry.mark(), "'batch-wait' must be at most 1s: clients retransmit after a few seconds");
+      } else if (wait) {
+        store.batch_wait = *wait;
+      }
+    }
+  }
+  return store;
+}
+
+ControlSection read_control(Reader& reader, const Field* field) {
+  ControlSection control;
+  if (field == nullptr) return control;
+  const auto section = reader.section(*field, {"listen"});
+  if (const auto* listen = section.find("listen")) {
+    control.listen = reader.parsed(*listen, [](std::string_view text) {
+      return parse_endpoint(text, kControlPort);
+    });
+  }
+  return control;
+}
+
+LogSection read_log(Reader& reader, const Field* field) {
+  LogSection log;
+  if (field == nullptr) return log;
+  const auto section = reader.section(*field, {"level"});
+  if (const auto* level = section.find("level")) {
+    const auto text = reader.scalar(*level);
+    static constexpr std::string_view kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+    if (text && std::find(std::begin(kLevels), std::end(kLevels), *text) == std::end(kLevels)) {
+      reader.error(level->mark(), "unknown log level '" + *text + "'; use trace, debug, info, warn, error, critical or off");
+    } else if (text) {
+      log.level = *text;
+    }
+  }
+  return log;
+}
+
+}  // namespace landlord::config::detail

@@ -1,0 +1,48 @@
+#pragma once
+// The readers of each part of the file, shared by the loader's source files.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "landlord/config/config.hpp"
+#include "yaml_reader.hpp"
+
+namespace landlord::config::detail {
+
+// A `lease:` map merged over a base, remembering which keys it set and where, so that a
+// T1/T2 conflict points at the line that caused it.
+struct LeaseSection {
+  LeaseTimes times;
+  YAML::Mark mark;
+  std::optional<YAML::Mark> time, renew, rebind;
+  bool sets_timers() const { return time || renew || rebind; }
+};
+
+// `field` may be null (no `lease:` key): the base, unchanged.
+LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fallback,
+                        const LeaseTimes& base);
+// T1 > 0, T1 < T2 < lease time; `context` ends the message (e.g. " in subnet 198.18.0.0/24").
+void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context);
+
+std::vector<OptionValue> read_options(Reader& reader, const Field& field);
+// The subnet's own options, then each default it does not set (by code).
+std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
+                                       const std::vector<OptionValue>& defaults);
+
+ServerSection read_server(Reader& reader, const Field* field);
+StoreSection read_store(Reader& reader, const Field* field);
+ControlSection read_control(Reader& reader, const Field* field);
+LogSection read_log(Reader& reader, const Field* field);
+
+// An interface name as the kernel takes it: 1-15 bytes, no '/', ':' or whitespace.
+bool is_interface_name(std::string_view name);
+
+struct SubnetDefaults {
+  const LeaseTimes& lease;
+  const std::vector<OptionValue>& options;
+  const ServerSection& server;
+};
+// Every subnet with its own checks, then the checks across subnets (overlaps, relays).
+std::vector<Subnet> read_subnets(Reader& reader, const Field& field, const SubnetDefaults& defaults);
+
+}  // namespace landlord::config::detail

@@ -1,0 +1,362 @@
+// `subnets:` — each subnet's own checks, then the checks that need all of them: overlapping
+// subnets and pools, a relay address claimed twice or inside another subnet, shared interfaces.
+#include <algorithm>
+#include <numeric>
+
+#include "landlord/config/values.hpp"
+#include "sections.hpp"
+
+namespace landlord::config::detail {
+namespace {
+
+const std::initializer_list<std::string_view> kSubnetKeys = {
+    "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces"};
+const std::initializer_list<std::string_view> kReservationKeys = {
+    "mac", "client-id", "address", "hostname"};
+
+// Something a later check may point back at: "... (line 12)".
+template <typename T>
+struct Placed {
+  T value;
+  YAML::Mark mark;
+  std::size_t subnet_index = 0;
+};
+
+std::string at_line(const YAML::Mark& mark) { return " (line " + std::to_string(line_of(mark)) + ")"; }
+
+bool is_hostname(std::string_view name) {
+  if (name.empty() || name.size() > 255) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_';
+  });
+}
+
+// Parses "198.18.0.1/24" apart from Cidr::parse so that host bits get their own hint.
+Expected<Cidr, std::string> parse_subnet(std::string_view text) {
+  if (const auto cidr = Cidr::parse(text)) {
+    if (cidr->prefix_length < 1 || cidr->prefix_length > 30) {
+      return unexpected("prefix /" + std::to_string(cidr->prefix_length) +
+                        " leaves no room for clients; use /1 to /30");
+    }
+    return *cidr;
+  }
+  const auto slash = text.find('/');
+  if (slash != std::string_view::npos) {
+    const auto address = Ipv4::parse(text.substr(0, slash));
+    const auto as_zero = Cidr::parse(std::string{"0.0.0.0"} + std::string{text.substr(slash)});
+    if (address && as_zero) {
+      const Cidr network{Ipv4{address->to_uint() & as_zero->mask()}, as_zero->prefix_length};
+      return unexpected("'" + std::string{text} + "' has host bits set; did you mean " +
+                        network.to_string() + "?");
+    }
+  }
+  return unexpected("'" + std::string{text} + "' is not a subnet in CIDR form (e.g. 198.18.0.0/24)");
+}
+
+class SubnetsReader {
+ public:
+  SubnetsReader(Reader& reader, const SubnetDefaults& defaults) : reader_(reader), defaults_(defaults) {}
+
+  std::vector<Subnet> read(const Field& field) {
+    const auto items = reader_.list(field);
+    if (!items) return {};
+    if (items->empty()) {
+      reader_.error(field.mark(), "'subnets' is empty; add at least one subnet");
+      return {};
+    }
+    for (const auto& item : *items) read_subnet(item);
+    check_subnet_overlaps();
+    check_pool_overlaps();
+    check_relays();
+    return std::move(subnets_);
+  }
+
+ private:
+  std::string label(std::size_t index) const {
+    const auto& cidr = cidrs_[index];
+    return "subnet " + std::to_string(index + 1) + (cidr ? " (" + cidr->value.to_string() + ")" : "");
+  }
+
+  void read_subnet(const YAML::Node& item) {
+    const std::size_t index = subnets_.size();
+    Subnet& subnet = subnets_.emplace_back();
+    subnet.id = static_cast<std::uint32_t>(index + 1);
+    cidrs_.emplace_back();
+    const auto section = reader_.section(item, item.Mark(), "subnets", kSubnetKeys);
+    if (!item.IsMap() && !item.IsNull()) return;
+
+    if (const auto* cidr_field = section.find("subnet")) {
+      if (const auto cidr = reader_.parsed(*cidr_field, parse_subnet)) {
+        subnet.subnet = *cidr;
+        cidrs_[index] = Placed<Cidr>{*cidr, cidr_field->mark(), index};
+      }
+    } else {
+      reader_.error(section.mark, "subnet " + std::to_string(index + 1) +
+                                      " is missing required key 'subnet' (e.g. subnet: 198.18.0.0/24)");
+    }
+    if (const auto* pools = section.find("pools")) read_pools(*pools, index);
+    if (const auto* relays = section.find("relays")) read_relays(*relays, index);
+    if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
+    if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
+
+    std::vector<OptionValue> own_options;
+    if (const auto* options = section.find("options")) own_options = read_options(reader_, *options);
+    subnet.options = merge_options(std::move(own_options), defaults_.options);
+
+    const auto lease = read_lease(reader_, section.find("lease"), section.mark, defaults_.lease);
+    subnet.lease = lease.times;
+    if (lease.sets_timers()) check_lease(reader_, lease, " in " + label(index));
+  }
+
+  // Whether `address` may be handed to a client of this subnet; reports why not.
+  bool check_host_address(std::size_t index, Ipv4 address, const YAML::Mark& mark, std::string_view what) {
+    const auto& cidr = cidrs_[index];
+    if (!cidr) return true;  // the subnet itself is broken: already reported
+    const Cidr& block = cidr->value;
+    if (!block.contains(address)) {
+      reader_.error(mark, std::string{what} + " is outside " + label(index));
+    } else if (address == block.network) {
+      reader_.error(mark, std::string{what} + " is the network address of " + label(index));
+    } else if (address == block.broadcast()) {
+      reader_.error(mark, std::string{what} + " is the broadcast address of " + label(index));
+    } else {
+      return true;
+    }
+    return false;
+  }
+
+  void read_pools(const Field& field, std::size_t index) {
+    const auto items = reader_.list(field);
+    if (!items) return;
+    for (const auto& item : *items) {
+      const auto range = reader_.parsed(item, "pools", parse_range);
+      if (!range) continue;
+      const std::string what = "pool " + format_range(*range);
+      const auto& cidr = cidrs_[index];
+      if (cidr && !(cidr->value.contains(range->first) && cidr->value.contains(range->last))) {
+        reader_.error(item.Mark(), what + " is outside " + label(index));
+        continue;
+      }
+      if (cidr && range->contains(cidr->value.network)) {
+        reader_.error(item.Mark(), what + " includes the network address " + cidr->value.network.to_string());
+        continue;
+      }
+      if (cidr && range->contains(cidr->value.broadcast())) {
+        reader_.error(item.Mark(), what + " includes the broadcast address " + cidr->value.broadcast().to_string());
+        continue;
+      }
+      subnets_[index].pools.push_back(*range);
+      pools_.push_back({*range, item.Mark(), index});
+    }
+  }
+
+  void read_relays(const Field& field, std::size_t index) {
+    const auto items = reader_.list(field);
+    if (!items) return;
+    for (const auto& item : *items) {
+      const auto address = reader_.address(item, "relays");
+      if (!address) continue;
+      if (address->is_zero() || address->is_broadcast()) {
+        reader_.error(item.Mark(), "relay " + address->to_string() + " cannot be a giaddr");
+        continue;
+      }
+      subnets_[index].relays.push_back(*address);
+      relays_.push_back({*address, item.Mark(), index});
+    }
+  }
+
+  void read_interfaces(const Field& field, std::size_t index) {
+    const auto items = reader_.list(field);
+    if (!items) return;
+    const auto& served = defaults_.server.interfaces;
+    for (const auto& item : *items) {
+      const auto name = reader_.scalar(item, "interfaces");
+      if (!name) continue;
+      if (!is_interface_name(*name)) {
+        reader_.error(item.Mark(), "'" + *name + "' is not an interface name (1-15 characters, no '/', ':' or spaces)");
+        continue;
+      }
+      if (std::find(served.begin(), served.end(), *name) == served.end()) {
+        reader_.error(item.Mark(), "interface '" + *name + "' is not in server 'interfaces'; the server would never hear its clients");
+        continue;
+      }
+      const auto earlier = std::find_if(interfaces_.begin(), interfaces_.end(),
+                                        [&](const auto& other) { return other.value == *name; });
+      if (earlier != interfaces_.end()) {
+        reader_.error(item.Mark(), "interface '" + *name + "' already selects " + label(earlier->subnet_index) +
+                                       at_line(earlier->mark));
+        continue;
+      }
+      subnets_[index].interfaces.push_back(*name);
+      interfaces_.push_back({*name, item.Mark(), index});
+    }
+  }
+
+  void read_reservations(const Field& field, std::size_t index) {
+    const auto items = reader_.list(field);
+    if (!items) return;
+    std::vector<Placed<HardwareAddress>> macs;
+    std::vector<Placed<ClientId>> client_ids;
+    std::vector<Placed<Ipv4>> addresses;
+    for (const auto& item : *items) {
+      const auto section = reader_.section(item, item.Mark(), "reservations", kReservationKeys);
+      if (!item.IsMap() && !item.IsNull()) continue;
+      Reservation reservation;
+      bool valid = true;
+      const Field* mac_field = section.find("mac");
+      const Field* client_id_field = section.find("client-id");
+      if (mac_field == nullptr && client_id_field == nullptr) {
+        reader_.error(section.mark, "a reservation needs 'mac' or 'client-id' to know its client");
+        valid = false;
+      } else if (mac_field != nullptr && client_id_field != nullptr) {
+        const Field* later = mac_field->key.Mark().pos > client_id_field->key.Mark().pos ? mac_field : client_id_field;
+        reader_.error(later->key.Mark(), "a reservation takes 'mac' or 'client-id', not both");
+        valid = false;
+      }
+      if (mac_field != nullptr) {
+        const auto mac = reader_.parsed(*mac_field, [](std::string_view text) -> Expected<HardwareAddress, std::string> {
+          const auto parsed = HardwareAddress::parse(text);
+          if (parsed && parsed->length() == 6) return *parsed;
+          return unexpected("'" + std::string{text} + "' is not a MAC address (six hex bytes: 02:00:00:00:00:10)");
+        });
+        valid = valid && mac;
+        if (mac) {
+          const auto earlier = std::find_if(macs.begin(), macs.end(), [&](const auto& other) { return other.value == *mac; });
+          if (earlier != macs.end()) {
+            reader_.error(mac_field->mark(), "mac " + mac->to_string() + " is already reserved in this subnet" + at_line(earlier->mark));
+            valid = false;
+          } else {
+            macs.push_back({*mac, mac_field->mark(), index});
+            reservation.mac = *mac;
+          }
+        }
+      }
+      if (client_id_field != nullptr) {
+        const auto client_id = reader_.parsed(*client_id_field, [](std::string_view text) -> Expected<ClientId, std::string> {
+          if (const auto parsed = ClientId::parse(text)) return *parsed;
+          return unexpected("'" + std::string{text} + "' is not a client id (colon hex bytes: 01:02:00:00:00:00:11)");
+        });
+        valid = valid && client_id;
+        if (client_id) {
+          const auto earlier = std::find_if(client_ids.begin(), client_ids.end(),
+                                            [&](const auto& other) { return other.value == *client_id; });
+          if (earlier != client_ids.end()) {
+            reader_.error(client_id_field->mark(), "client-id " + client_id->to_string() +
+                                                       " is already reserved in this subnet" + at_line(earlier->mark));
+            valid = false;
+          } else {
+            client_ids.push_back({*client_id, client_id_field->mark(), index});
+            reservation.client_id = *client_id;
+          }
+        }
+      }
+      if (const auto* address_field = section.find("address")) {
+        const auto address = reader_.address(*address_field);
+        valid = valid && address;
+        if (address) {
+          const auto earlier = std::find_if(addresses.begin(), addresses.end(),
+                                            [&](const auto& other) { return other.value == *address; });
+          if (earlier != addresses.end()) {
+            reader_.error(address_field->mark(), "address " + address->to_string() + " is already reserved" + at_line(earlier->mark));
+            valid = false;
+          } else if (check_host_address(index, *address, address_field->mark(), "reserved address " + address->to_string())) {
+            addresses.push_back({*address, address_field->mark(), index});
+            reservation.address = *address;
+          } else {
+            valid = false;
+          }
+        }
+      } else if (item.IsMap()) {
+        reader_.error(section.mark, "a reservation is missing required key 'address'");
+        valid = false;
+      }
+      if (const auto* hostname_field = section.find("hostname")) {
+        const auto hostname = reader_.scalar(*hostname_field);
+        if (hostname && !is_hostname(*hostname)) {
+          reader_.error(hostname_field->mark(), "'" + *hostname + "' is not a host name (letters, digits, '-', '.')");
+          valid = false;
+        } else if (hostname) {
+          reservation.hostname = *hostname;
+        }
+      }
+      if (valid) subnets_[index].reservations.push_back(std::move(reservation));
+    }
+  }
+
+  // Sorted by first address, an item overlaps an earlier one iff it starts at or before the
+  // furthest end seen so far. The error goes to whichever of the two comes later in the file.
+  template <typename T, typename Range, typename Describe>
+  void report_overlaps(const std::vector<Placed<T>>& items, Range range_of, Describe describe) {
+    std::vector<std::size_t> order(items.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return range_of(items[a].value).first < range_of(items[b].value).first;
+    });
+    std::optional<std::size_t> reach;
+    for (const std::size_t current : order) {
+      if (reach && range_of(items[current].value).first <= range_of(items[*reach].value).last) {
+        const bool current_is_later = items[current].mark.pos > items[*reach].mark.pos;
+        const auto& later = items[current_is_later ? current : *reach];
+        const auto& earlier = items[current_is_later ? *reach : current];
+        reader_.error(later.mark, describe(later) + " overlaps " + describe(earlier) + at_line(earlier.mark));
+      }
+      if (!reach || range_of(items[current].value).last > range_of(items[*reach].value).last) reach = current;
+    }
+  }
+
+  void check_subnet_overlaps() {
+    std::vector<Placed<Cidr>> placed;
+    for (const auto& cidr : cidrs_) {
+      if (cidr) placed.push_back(*cidr);
+    }
+    report_overlaps(
+        placed, [](const Cidr& cidr) { return AddressRange{cidr.network, cidr.broadcast()}; },
+        [](const Placed<Cidr>& cidr) { return "subnet " + cidr.value.to_string(); });
+  }
+
+  void check_pool_overlaps() {
+    report_overlaps(
+        pools_, [](const AddressRange& range) { return range; },
+        [&](const Placed<AddressRange>& pool) {
+          return "pool " + format_range(pool.value) + " of " + label(pool.subnet_index);
+        });
+  }
+
+  void check_relays() {
+    for (std::size_t index = 0; index < relays_.size(); ++index) {
+      const auto& relay = relays_[index];
+      const auto earlier = std::find_if(relays_.begin(), relays_.begin() + static_cast<std::ptrdiff_t>(index),
+                                        [&](const auto& other) { return other.value == relay.value; });
+      if (earlier != relays_.begin() + static_cast<std::ptrdiff_t>(index)) {
+        reader_.error(relay.mark, "relay " + relay.value.to_string() + " already selects " +
+                                      label(earlier->subnet_index) + at_line(earlier->mark));
+        continue;
+      }
+      // A giaddr inside a configured subnet selects that subnet; naming it as another
+      // subnet's relay would make the choice ambiguous.
+      for (std::size_t other = 0; other < cidrs_.size(); ++other) {
+        if (other != relay.subnet_index && cidrs_[other] && cidrs_[other]->value.contains(relay.value)) {
+          reader_.error(relay.mark, "relay " + relay.value.to_string() + " is inside " + label(other) +
+                                        ", which a giaddr there already selects");
+        }
+      }
+    }
+  }
+
+  Reader& reader_;
+  const SubnetDefaults& defaults_;
+  std::vector<Subnet> subnets_;
+  std::vector<std::optional<Placed<Cidr>>> cidrs_;  // by subnet index; empty when broken
+  std::vector<Placed<AddressRange>> pools_;
+  std::vector<Placed<Ipv4>> relays_;
+  std::vector<Placed<std::string>> interfaces_;
+};
+
+}  // namespace
+
+std::vector<Subnet> read_subnets(Reader& reader, const Field& field, const SubnetDefaults& defaults) {
+  return SubnetsReader{reader, defaults}.read(field);
+}
+
+}  // namespace landlord::config::detail

@@ -1,0 +1,278 @@
+// Loading valid files: defaults, merging, option bytes, and every example in config/.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "landlord/config/loader.hpp"
+
+namespace landlord::config {
+namespace {
+
+using namespace std::chrono_literals;
+using Bytes = std::vector<std::uint8_t>;
+
+Config load_ok(std::string_view yaml) {
+  auto loaded = load_string(yaml, "test.yaml");
+  if (!loaded) {
+    ADD_FAILURE() << format_errors(loaded.error());
+    return Config{};
+  }
+  return std::move(*loaded);
+}
+
+const OptionValue* find_option(const Subnet& subnet, std::uint8_t code) {
+  for (const auto& option : subnet.options) {
+    if (option.code == code) return &option;
+  }
+  return nullptr;
+}
+
+TEST(Loader, MinimalFileTakesEveryDefault) {
+  const Config config = load_ok("subnets:\n  - subnet: 198.18.0.0/24\n");
+  EXPECT_EQ(config.source, "test.yaml");
+  EXPECT_TRUE(config.server.interfaces.empty());
+  EXPECT_EQ(config.server.listen.address, Ipv4{});
+  EXPECT_EQ(config.server.listen.port, 67);
+  EXPECT_FALSE(config.server.server_id.has_value());
+  EXPECT_TRUE(config.server.authoritative);
+  EXPECT_EQ(config.store.type, StoreSection::Type::Sqlite);
+  EXPECT_EQ(config.store.path, "/var/lib/landlord/leases.db");
+  EXPECT_EQ(config.store.batch_max, 256u);
+  EXPECT_EQ(config.store.batch_wait, 2ms);
+  EXPECT_EQ(config.lease.time, 1h);
+  EXPECT_EQ(config.lease.renew_duration(), 30min);
+  EXPECT_EQ(config.lease.rebind_duration(), 52min + 30s);
+  EXPECT_EQ(config.lease.offer_hold, 30s);
+  EXPECT_EQ(config.lease.decline_hold, 10min);
+  EXPECT_FALSE(config.control.listen.has_value());
+  EXPECT_EQ(config.log.level, "info");
+  ASSERT_EQ(config.subnets.size(), 1u);
+  const Subnet& subnet = config.subnets[0];
+  EXPECT_EQ(subnet.id, 1u);
+  EXPECT_EQ(subnet.subnet.to_string(), "198.18.0.0/24");
+  EXPECT_TRUE(subnet.pools.empty());
+  EXPECT_TRUE(subnet.options.empty());
+  EXPECT_EQ(subnet.lease.time, 1h);
+}
+
+TEST(Loader, ReadsTheDocumentedExample) {
+  const Config config = load_ok(R"(
+server:
+  interfaces: [lab0]
+  listen: 0.0.0.0:6767
+  server-id: 198.18.0.1
+  authoritative: false
+store: {type: memory, path: /tmp/x.db, batch-max: 64, batch-wait: 5ms}
+lease: {time: 1h, renew: 50%, rebind: 87.5%, offer-hold: 20s, decline-hold: 1h}
+subnets:
+  - subnet: 198.18.0.0/24
+    interfaces: [lab0]
+    pools: [198.18.0.100-198.18.0.199, 198.18.0.210-198.18.0.250]
+    relays: [198.18.5.1]
+    options: {routers: [198.18.0.1], dns-servers: [198.18.0.53], domain-name: lab.test}
+    lease: {time: 10m}
+    reservations:
+      - {mac: "02:00:00:00:00:10", address: 198.18.0.10, hostname: printer}
+      - {client-id: "01:02:00:00:00:00:11", address: 198.18.0.11}
+  - subnet: 198.18.2.0/24
+control: {listen: 127.0.0.1}
+log: {level: debug}
+)");
+  EXPECT_EQ(config.server.interfaces, std::vector<std::string>{"lab0"});
+  EXPECT_EQ(config.server.listen.port, 6767);
+  EXPECT_EQ(config.server.server_id, Ipv4(198, 18, 0, 1));
+  EXPECT_FALSE(config.server.authoritative);
+  EXPECT_EQ(config.store.type, StoreSection::Type::Memory);
+  EXPECT_EQ(config.store.path, "/tmp/x.db");
+  EXPECT_EQ(config.store.batch_max, 64u);
+  EXPECT_EQ(config.store.batch_wait, 5ms);
+  EXPECT_EQ(config.lease.offer_hold, 20s);
+  EXPECT_EQ(config.lease.decline_hold, 1h);
+  ASSERT_TRUE(config.control.listen.has_value());
+  EXPECT_EQ(config.control.listen->address, Ipv4(127, 0, 0, 1));
+  EXPECT_EQ(config.control.listen->port, 8067);
+  EXPECT_EQ(config.log.level, "debug");
+
+  ASSERT_EQ(config.subnets.size(), 2u);
+  const Subnet& first = config.subnets[0];
+  EXPECT_EQ(first.id, 1u);
+  EXPECT_EQ(config.subnets[1].id, 2u);
+  EXPECT_EQ(first.interfaces, std::vector<std::string>{"lab0"});
+  ASSERT_EQ(first.pools.size(), 2u);
+  EXPECT_EQ(first.pools[0].first, Ipv4(198, 18, 0, 100));
+  EXPECT_EQ(first.pools[1].last, Ipv4(198, 18, 0, 250));
+  EXPECT_EQ(first.relays, std::vector<Ipv4>{Ipv4(198, 18, 5, 1)});
+
+  ASSERT_EQ(first.options.size(), 3u);  // in the order the file gives them
+  EXPECT_EQ(first.options[0].code, 3);
+  EXPECT_EQ(first.options[0].value, (Bytes{198, 18, 0, 1}));
+  EXPECT_EQ(first.options[1].code, 6);
+  EXPECT_EQ(first.options[1].value, (Bytes{198, 18, 0, 53}));
+  EXPECT_EQ(first.options[2].code, 15);
+  EXPECT_EQ(first.options[2].value, (Bytes{'l', 'a', 'b', '.', 't', 'e', 's', 't'}));
+
+  ASSERT_EQ(first.reservations.size(), 2u);
+  EXPECT_EQ(first.reservations[0].mac->to_string(), "02:00:00:00:00:10");
+  EXPECT_FALSE(first.reservations[0].client_id.has_value());
+  EXPECT_EQ(first.reservations[0].address, Ipv4(198, 18, 0, 10));
+  EXPECT_EQ(first.reservations[0].hostname, "printer");
+  EXPECT_EQ(first.reservations[1].client_id->to_string(), "01:02:00:00:00:00:11");
+  EXPECT_FALSE(first.reservations[1].mac.has_value());
+
+  // The subnet's lease merges over the defaults; the other subnet has the defaults.
+  EXPECT_EQ(first.lease.time, 10min);
+  EXPECT_EQ(first.lease.renew_duration(), 5min);
+  EXPECT_EQ(first.lease.rebind_duration(), 8min + 45s);
+  EXPECT_EQ(first.lease.offer_hold, 20s);
+  EXPECT_EQ(first.lease.decline_hold, 1h);
+  EXPECT_EQ(config.subnets[1].lease.time, 1h);
+  EXPECT_EQ(config.lease.time, 1h);  // the global defaults stay as written
+}
+
+TEST(Loader, SubnetLeaseOverridesMergeKeyByKey) {
+  const Config config = load_ok(R"(
+lease: {time: 4h, renew: 30m, rebind: 3h, offer-hold: 10s}
+subnets:
+  - subnet: 198.18.0.0/24
+    lease: {time: 5h}
+  - subnet: 198.18.1.0/24
+    lease: {renew: 1h, decline-hold: 1m}
+  - subnet: 198.18.2.0/24
+    lease: {time: 1h, renew: 25%, rebind: 75%}
+)");
+  ASSERT_EQ(config.subnets.size(), 3u);
+  const LeaseTimes& time_only = config.subnets[0].lease;
+  EXPECT_EQ(time_only.time, 5h);
+  EXPECT_EQ(time_only.renew_duration(), 30min);  // the fixed defaults still apply
+  EXPECT_EQ(time_only.rebind_duration(), 3h);
+  EXPECT_EQ(time_only.offer_hold, 10s);
+
+  const LeaseTimes& renew_only = config.subnets[1].lease;
+  EXPECT_EQ(renew_only.time, 4h);
+  EXPECT_EQ(renew_only.renew_duration(), 1h);
+  EXPECT_EQ(renew_only.rebind_duration(), 3h);
+  EXPECT_EQ(renew_only.decline_hold, 1min);
+
+  const LeaseTimes& percentages = config.subnets[2].lease;
+  EXPECT_EQ(percentages.renew_duration(), 15min);
+  EXPECT_EQ(percentages.rebind_duration(), 45min);
+}
+
+TEST(Loader, DefaultOptionsMergeIntoEverySubnetAndTheSubnetWins) {
+  const Config config = load_ok(R"(
+options: {dns-servers: [198.18.0.53, 198.18.0.54], domain-name: lab.test}
+subnets:
+  - subnet: 198.18.0.0/24
+    options: {domain-name: other.test, routers: 198.18.0.1}
+  - subnet: 198.18.1.0/24
+)");
+  const Subnet& own = config.subnets[0];
+  ASSERT_EQ(own.options.size(), 3u);
+  EXPECT_EQ(own.options[0].code, 15);
+  EXPECT_EQ(own.options[0].value, (Bytes{'o', 't', 'h', 'e', 'r', '.', 't', 'e', 's', 't'}));
+  EXPECT_EQ(own.options[1].code, 3);
+  EXPECT_EQ(own.options[1].value, (Bytes{198, 18, 0, 1}));  // one address without a list
+  EXPECT_EQ(own.options[2].code, 6);
+  EXPECT_EQ(own.options[2].value, (Bytes{198, 18, 0, 53, 198, 18, 0, 54}));
+
+  const Subnet& inherited = config.subnets[1];
+  ASSERT_EQ(inherited.options.size(), 2u);
+  EXPECT_EQ(inherited.options[0].code, 6);
+  EXPECT_EQ(inherited.options[1].code, 15);
+}
+
+TEST(Loader, EncodesEveryNamedAndCustomOption) {
+  const Config config = load_ok(R"(
+subnets:
+  - subnet: 198.18.0.0/24
+    options:
+      ntp-servers: [198.18.0.123]
+      broadcast-address: 198.18.0.255
+      interface-mtu: 9000
+      domain-search: [lab.test]
+      custom:
+        - {code: 66, text: tftp}
+        - {code: 150, ip: 198.18.0.2}
+        - {code: 151, ips: [198.18.0.3, 198.18.0.4]}
+        - {code: 152, u8: 200}
+        - {code: 153, u16: 513}
+        - {code: 154, u32: 16909060}
+        - {code: 252, hex: "de:ad:be:ef"}
+        - {code: 80, hex: ""}
+)");
+  const Subnet& subnet = config.subnets[0];
+  const std::pair<std::uint8_t, Bytes> expected[] = {
+      {42, {198, 18, 0, 123}},
+      {28, {198, 18, 0, 255}},
+      {26, {0x23, 0x28}},
+      {119, {3, 'l', 'a', 'b', 4, 't', 'e', 's', 't', 0}},
+      {66, {'t', 'f', 't', 'p'}},
+      {150, {198, 18, 0, 2}},
+      {151, {198, 18, 0, 3, 198, 18, 0, 4}},
+      {152, {200}},
+      {153, {2, 1}},
+      {154, {1, 2, 3, 4}},
+      {252, {0xde, 0xad, 0xbe, 0xef}},
+      {80, {}},
+  };
+  ASSERT_EQ(subnet.options.size(), std::size(expected));
+  for (std::size_t index = 0; index < std::size(expected); ++index) {
+    EXPECT_EQ(subnet.options[index].code, expected[index].first) << index;
+    EXPECT_EQ(subnet.options[index].value, expected[index].second) << index;
+  }
+  EXPECT_EQ(find_option(subnet, 1), nullptr);  // the subnet mask is implied, never configured
+}
+
+TEST(Loader, EveryExampleConfigLoadsWithoutErrors) {
+  const std::filesystem::path directory = std::filesystem::path{LANDLORD_SOURCE_DIR} / "config";
+  std::size_t examples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator{directory}) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++examples;
+    const auto loaded = load_file(entry.path().string());
+    EXPECT_TRUE(loaded.has_value()) << format_errors(loaded.error());
+    if (loaded) {
+      EXPECT_FALSE(loaded->subnets.empty()) << entry.path();
+    }
+  }
+  EXPECT_GE(examples, 3u);  // landlord.yaml, lab.yaml, loopback.yaml at least
+}
+
+TEST(Loader, LabAndLoopbackExamplesSayWhatTheirUsersExpect) {
+  const std::filesystem::path directory = std::filesystem::path{LANDLORD_SOURCE_DIR} / "config";
+  const auto lab = load_file((directory / "lab.yaml").string());
+  ASSERT_TRUE(lab.has_value()) << format_errors(lab.error());
+  EXPECT_EQ(lab->server.server_id, Ipv4(198, 18, 0, 1));
+  EXPECT_EQ(lab->server.interfaces, std::vector<std::string>{"ll-srv0"});
+  ASSERT_EQ(lab->subnets.size(), 2u);
+  EXPECT_EQ(lab->subnets[0].subnet.to_string(), "198.18.0.0/24");
+  EXPECT_EQ(lab->subnets[0].pools[0].first, Ipv4(198, 18, 0, 100));
+  EXPECT_EQ(lab->subnets[0].pools[0].last, Ipv4(198, 18, 0, 199));
+  EXPECT_EQ(lab->subnets[1].subnet.to_string(), "198.18.2.0/24");
+  EXPECT_EQ(lab->subnets[1].relays, std::vector<Ipv4>{Ipv4(198, 18, 1, 2)});
+
+  const auto loopback = load_file((directory / "loopback.yaml").string());
+  ASSERT_TRUE(loopback.has_value()) << format_errors(loopback.error());
+  EXPECT_EQ(loopback->server.listen.address, Ipv4(127, 0, 0, 1));
+  EXPECT_EQ(loopback->server.listen.port, 6767);
+  EXPECT_EQ(loopback->subnets[0].relays, std::vector<Ipv4>{Ipv4(127, 0, 0, 1)});
+  EXPECT_EQ(loopback->subnets[0].lease.time, 20s);
+}
+
+TEST(Loader, UnreadableFileIsOneErrorWithoutAPlace) {
+  const auto loaded = load_file("/nonexistent/landlord.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  ASSERT_EQ(loaded.error().size(), 1u);
+  EXPECT_EQ(loaded.error()[0].line, 0);
+  EXPECT_EQ(loaded.error()[0].to_string(),
+            "/nonexistent/landlord.yaml: cannot open: No such file or directory");
+}
+
+TEST(Loader, FormatErrorsPrintsOneLinePerError) {
+  const std::vector<ConfigError> errors = {{"a.yaml", 3, 5, "first"}, {"a.yaml", 10, 1, "second"}};
+  EXPECT_EQ(format_errors(errors), "a.yaml:3:5: first\na.yaml:10:1: second\n");
+  EXPECT_EQ(format_errors({}), "");
+}
+
+}  // namespace
+}  // namespace landlord::config
