@@ -1,0 +1,282 @@
+// The group-commit queue against a store whose commit can be held open, as a slow fsync would:
+// what is queued meanwhile must go into the next transaction, bounded by batch_max.
+#include "landlord/store/commit_queue.hpp"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "landlord/store/memory_lease_store.hpp"
+#include "store_test_support.hpp"
+
+namespace landlord::store {
+namespace {
+
+using testing::bound_lease;
+using namespace std::chrono_literals;
+
+constexpr auto kPatience = 10s;  // only a broken queue waits this long
+
+class GatedStore final : public LeaseStore {
+ public:
+  Expected<std::vector<WriteResult>, StoreError> commit(
+      std::span<const lease::Lease> batch) override {
+    std::unique_lock lock(mutex_);
+    ++entered_;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return gate_open_; });
+    batch_sizes_.push_back(batch.size());
+    return inner_.commit(batch);
+  }
+  Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) override {
+    std::lock_guard lock(mutex_);
+    return inner_.load(visit);
+  }
+
+  void close_gate() { set_gate(false); }
+  void open_gate() { set_gate(true); }
+  // Waits until `count` commits have started (and may be held at the gate).
+  bool wait_until_entered(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, kPatience, [&] { return entered_ >= count; });
+  }
+  std::vector<std::size_t> batch_sizes() {
+    std::lock_guard lock(mutex_);
+    return batch_sizes_;
+  }
+  MemoryLeaseStore& inner() { return inner_; }
+
+ private:
+  void set_gate(bool open) {
+    std::lock_guard lock(mutex_);
+    gate_open_ = open;
+    changed_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool gate_open_ = true;
+  std::size_t entered_ = 0;
+  std::vector<std::size_t> batch_sizes_;
+  MemoryLeaseStore inner_;
+};
+
+// Collects completions by submission number, with the thread each ran on.
+class Completions {
+ public:
+  CommitQueue::Completion slot(std::size_t number) {
+    return [this, number](CommitQueue::Result result) {
+      std::lock_guard lock(mutex_);
+      results_.emplace(number, std::move(result));
+      threads_.push_back(std::this_thread::get_id());
+      arrived_.notify_all();
+    };
+  }
+  bool wait_for(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    return arrived_.wait_for(lock, kPatience, [&] { return results_.size() >= count; });
+  }
+  CommitQueue::Result& operator[](std::size_t number) {
+    std::lock_guard lock(mutex_);
+    return results_.at(number);
+  }
+  std::size_t size() {
+    std::lock_guard lock(mutex_);
+    return results_.size();
+  }
+  std::vector<std::thread::id> threads() {
+    std::lock_guard lock(mutex_);
+    return threads_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::map<std::size_t, CommitQueue::Result> results_;
+  std::vector<std::thread::id> threads_;
+};
+
+std::vector<WriteResult> written(std::size_t count) {
+  return std::vector<WriteResult>(count, WriteResult::Written);
+}
+
+TEST(CommitQueue, IdleQueueCommitsASubmissionAtOnceOnTheWorkerThread) {
+  GatedStore store;
+  Completions done;
+  // A batch_wait this long would time the test out if an idle queue waited for company.
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h});
+  ASSERT_TRUE(queue.submit({bound_lease(1)}, done.slot(0)));
+  ASSERT_TRUE(done.wait_for(1));
+  ASSERT_TRUE(done[0].has_value()) << done[0].error().message;
+  EXPECT_EQ(*done[0], written(1));
+  EXPECT_NE(done.threads().at(0), std::this_thread::get_id());
+  const auto counters = queue.counters();
+  EXPECT_EQ(counters.submissions, 1u);
+  EXPECT_EQ(counters.commits, 1u);
+  EXPECT_EQ(counters.records, 1u);
+  EXPECT_EQ(counters.last_batch_records, 1u);
+  EXPECT_EQ(counters.errors, 0u);
+}
+
+TEST(CommitQueue, SubmissionsQueuedDuringACommitShareTheNextTransaction) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));
+  for (std::uint32_t index = 1; index <= 10; ++index) {
+    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+  }
+  EXPECT_EQ(queue.counters().queued_records, 10u);
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(11));
+  EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 10}));
+  for (std::size_t index = 0; index <= 10; ++index) EXPECT_EQ(*done[index], written(1));
+  const auto counters = queue.counters();
+  EXPECT_EQ(counters.commits, 2u);
+  EXPECT_EQ(counters.records, 11u);
+  EXPECT_EQ(counters.last_batch_records, 10u);
+  EXPECT_EQ(counters.queued_records, 0u);
+}
+
+TEST(CommitQueue, BatchMaxBoundsEachTransaction) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 4, .batch_wait = 1ms});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));
+  for (std::uint32_t index = 1; index <= 10; ++index) {
+    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+  }
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(11));
+  EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 4, 4, 2}));
+  EXPECT_EQ(queue.counters().commits, 4u);
+}
+
+TEST(CommitQueue, SubmissionLargerThanBatchMaxIsCommittedWhole) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 4, .batch_wait = 1ms});
+  std::vector<lease::Lease> records;
+  for (std::uint32_t index = 0; index < 10; ++index) records.push_back(bound_lease(index));
+  ASSERT_TRUE(queue.submit(records, done.slot(0)));
+  ASSERT_TRUE(done.wait_for(1));
+  EXPECT_EQ(*done[0], written(10));
+  EXPECT_EQ(store.batch_sizes(), std::vector<std::size_t>{10});
+}
+
+TEST(CommitQueue, EachSubmitterGetsItsOwnRecordsResults) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(9)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));
+  ASSERT_TRUE(queue.submit({bound_lease(1, 5), bound_lease(2, 1)}, done.slot(1)));
+  ASSERT_TRUE(queue.submit({bound_lease(1, 3)}, done.slot(2)));  // older grant of address 1
+  ASSERT_TRUE(queue.submit({bound_lease(3, 1)}, done.slot(3)));
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(4));
+  EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 4}));
+  EXPECT_EQ(*done[1], written(2));
+  EXPECT_EQ(*done[2], std::vector{WriteResult::StaleToken});
+  EXPECT_EQ(*done[3], written(1));
+}
+
+TEST(CommitQueue, FailedTransactionFailsEverySubmitterInItAndTheNextOneWorks) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));
+  store.inner().fail_next_commit_at(bound_lease(2).address,
+                                    StoreError{StoreError::Kind::Full, "lease store x: disk full"});
+  ASSERT_TRUE(queue.submit({bound_lease(1)}, done.slot(1)));
+  ASSERT_TRUE(queue.submit({bound_lease(2)}, done.slot(2)));
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(3));
+  for (const std::size_t failed : {1, 2}) {
+    ASSERT_FALSE(done[failed].has_value());
+    EXPECT_EQ(done[failed].error().kind, StoreError::Kind::Full);
+    EXPECT_EQ(done[failed].error().message, "lease store x: disk full");
+  }
+  EXPECT_EQ(store.inner().size(), 1u);
+  EXPECT_EQ(queue.counters().errors, 1u);
+
+  ASSERT_TRUE(queue.submit({bound_lease(1), bound_lease(2)}, done.slot(3)));
+  ASSERT_TRUE(done.wait_for(4));
+  EXPECT_EQ(*done[3], written(2));
+  EXPECT_EQ(store.inner().size(), 3u);
+  const auto counters = queue.counters();
+  EXPECT_EQ(counters.commits, 2u);
+  EXPECT_EQ(counters.records, 3u);
+  EXPECT_EQ(counters.errors, 1u);
+}
+
+TEST(CommitQueue, FullQueueRefusesSubmissions) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1ms, .capacity_records = 3});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));  // taken by the worker: no longer queued
+  ASSERT_TRUE(queue.submit({bound_lease(1), bound_lease(2)}, done.slot(1)));
+  EXPECT_FALSE(queue.submit({bound_lease(3), bound_lease(4)}, done.slot(2)));
+  ASSERT_TRUE(queue.submit({bound_lease(3)}, done.slot(3)));
+  EXPECT_FALSE(queue.submit({bound_lease(4)}, done.slot(4)));
+  auto counters = queue.counters();
+  EXPECT_EQ(counters.rejected, 2u);
+  EXPECT_EQ(counters.queued_records, 3u);
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(3));
+  queue.shutdown();
+  EXPECT_EQ(done.size(), 3u);  // refused submissions never complete
+  EXPECT_EQ(store.inner().size(), 4u);
+}
+
+TEST(CommitQueue, ShutdownDrainsQueuedWorkAndRefusesMore) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));
+  for (std::uint32_t index = 1; index <= 5; ++index) {
+    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+  }
+  std::thread stopper([&] { queue.shutdown(); });
+  store.open_gate();
+  stopper.join();
+  EXPECT_EQ(done.size(), 6u);
+  EXPECT_EQ(store.inner().size(), 6u);
+  EXPECT_FALSE(queue.submit({bound_lease(7)}, done.slot(7)));
+}
+
+TEST(CommitQueue, DestructionDrains) {
+  GatedStore store;
+  Completions done;
+  {
+    CommitQueue queue(store, {.batch_max = 8, .batch_wait = 1ms});
+    for (std::uint32_t index = 0; index < 100; ++index) {
+      ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+    }
+  }
+  EXPECT_EQ(done.size(), 100u);
+  EXPECT_EQ(store.inner().size(), 100u);
+  for (const auto size : store.batch_sizes()) EXPECT_LE(size, 8u);
+}
+
+TEST(CommitQueueDeathTest, OfferedRecordStopsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  MemoryLeaseStore store;
+  CommitQueue queue(store, {});
+  auto offer = bound_lease(1);
+  offer.state = lease::LeaseState::Offered;
+  EXPECT_DEATH((void)queue.submit({offer}, [](CommitQueue::Result) {}), "Offered");
+}
+
+}  // namespace
+}  // namespace landlord::store
