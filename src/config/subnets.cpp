@@ -54,6 +54,17 @@ Expected<Cidr, std::string> parse_subnet(std::string_view text) {
   return unexpected("'" + std::string{text} + "' is not a subnet in CIDR form (e.g. 198.18.0.0/24)");
 }
 
+Expected<HardwareAddress, std::string> parse_mac(std::string_view text) {
+  const auto parsed = HardwareAddress::parse(text);
+  if (parsed && parsed->length() == 6) return *parsed;
+  return unexpected("'" + std::string{text} + "' is not a MAC address (six hex bytes: 02:00:00:00:00:10)");
+}
+
+Expected<ClientId, std::string> parse_client_id(std::string_view text) {
+  if (const auto parsed = ClientId::parse(text)) return *parsed;
+  return unexpected("'" + std::string{text} + "' is not a client id (colon hex bytes: 01:02:00:00:00:00:11)");
+}
+
 class SubnetsReader {
  public:
   SubnetsReader(Reader& reader, const SubnetDefaults& defaults) : reader_(reader), defaults_(defaults) {}
@@ -193,95 +204,85 @@ class SubnetsReader {
     }
   }
 
-  void read_reservations(const Field& field, std::size_t index) {
-    const auto items = reader_.list(field);
-    if (!items) return;
+  // What earlier reservations of this subnet claimed, to refuse a second claim.
+  struct Claimed {
     std::vector<Placed<HardwareAddress>> macs;
     std::vector<Placed<ClientId>> client_ids;
     std::vector<Placed<Ipv4>> addresses;
-    for (const auto& item : *items) {
-      const auto section = reader_.section(item, item.Mark(), "reservations", kReservationKeys);
-      if (!item.IsMap() && !item.IsNull()) continue;
-      Reservation reservation;
-      bool valid = true;
-      const Field* mac_field = section.find("mac");
-      const Field* client_id_field = section.find("client-id");
-      if (mac_field == nullptr && client_id_field == nullptr) {
-        reader_.error(section.mark, "a reservation needs 'mac' or 'client-id' to know its client");
-        valid = false;
-      } else if (mac_field != nullptr && client_id_field != nullptr) {
-        const Field* later = mac_field->key.Mark().pos > client_id_field->key.Mark().pos ? mac_field : client_id_field;
-        reader_.error(later->key.Mark(), "a reservation takes 'mac' or 'client-id', not both");
-        valid = false;
-      }
-      if (mac_field != nullptr) {
-        const auto mac = reader_.parsed(*mac_field, [](std::string_view text) -> Expected<HardwareAddress, std::string> {
-          const auto parsed = HardwareAddress::parse(text);
-          if (parsed && parsed->length() == 6) return *parsed;
-          return unexpected("'" + std::string{text} + "' is not a MAC address (six hex bytes: 02:00:00:00:00:10)");
-        });
-        valid = valid && mac;
-        if (mac) {
-          const auto earlier = std::find_if(macs.begin(), macs.end(), [&](const auto& other) { return other.value == *mac; });
-          if (earlier != macs.end()) {
-            reader_.error(mac_field->mark(), "mac " + mac->to_string() + " is already reserved in this subnet" + at_line(earlier->mark));
-            valid = false;
-          } else {
-            macs.push_back({*mac, mac_field->mark(), index});
-            reservation.mac = *mac;
-          }
-        }
-      }
-      if (client_id_field != nullptr) {
-        const auto client_id = reader_.parsed(*client_id_field, [](std::string_view text) -> Expected<ClientId, std::string> {
-          if (const auto parsed = ClientId::parse(text)) return *parsed;
-          return unexpected("'" + std::string{text} + "' is not a client id (colon hex bytes: 01:02:00:00:00:00:11)");
-        });
-        valid = valid && client_id;
-        if (client_id) {
-          const auto earlier = std::find_if(client_ids.begin(), client_ids.end(),
-                                            [&](const auto& other) { return other.value == *client_id; });
-          if (earlier != client_ids.end()) {
-            reader_.error(client_id_field->mark(), "client-id " + client_id->to_string() +
-                                                       " is already reserved in this subnet" + at_line(earlier->mark));
-            valid = false;
-          } else {
-            client_ids.push_back({*client_id, client_id_field->mark(), index});
-            reservation.client_id = *client_id;
-          }
-        }
-      }
-      if (const auto* address_field = section.find("address")) {
-        const auto address = reader_.address(*address_field);
-        valid = valid && address;
-        if (address) {
-          const auto earlier = std::find_if(addresses.begin(), addresses.end(),
-                                            [&](const auto& other) { return other.value == *address; });
-          if (earlier != addresses.end()) {
-            reader_.error(address_field->mark(), "address " + address->to_string() + " is already reserved" + at_line(earlier->mark));
-            valid = false;
-          } else if (check_host_address(index, *address, address_field->mark(), "reserved address " + address->to_string())) {
-            addresses.push_back({*address, address_field->mark(), index});
-            reservation.address = *address;
-          } else {
-            valid = false;
-          }
-        }
-      } else if (item.IsMap()) {
-        reader_.error(section.mark, "a reservation is missing required key 'address'");
-        valid = false;
-      }
-      if (const auto* hostname_field = section.find("hostname")) {
-        const auto hostname = reader_.scalar(*hostname_field);
-        if (hostname && !is_hostname(*hostname)) {
-          reader_.error(hostname_field->mark(), "'" + *hostname + "' is not a host name (letters, digits, '-', '.')");
-          valid = false;
-        } else if (hostname) {
-          reservation.hostname = *hostname;
-        }
-      }
-      if (valid) subnets_[index].reservations.push_back(std::move(reservation));
+  };
+
+  // Records `value` as claimed at `mark`, or reports the earlier claim and returns false.
+  template <typename T>
+  bool claim(std::vector<Placed<T>>& claimed, const T& value, const YAML::Mark& mark, const std::string& what) {
+    const auto earlier = std::find_if(claimed.begin(), claimed.end(),
+                                      [&](const auto& other) { return other.value == value; });
+    if (earlier != claimed.end()) {
+      reader_.error(mark, what + " is already reserved in this subnet" + at_line(earlier->mark));
+      return false;
     }
+    claimed.push_back({value, mark, 0});
+    return true;
+  }
+
+  void read_reservations(const Field& field, std::size_t index) {
+    const auto items = reader_.list(field);
+    if (!items) return;
+    Claimed claimed;
+    for (const auto& item : *items) {
+      if (auto reservation = read_reservation(item, index, claimed)) {
+        subnets_[index].reservations.push_back(std::move(*reservation));
+      }
+    }
+  }
+
+  std::optional<Reservation> read_reservation(const YAML::Node& item, std::size_t index, Claimed& claimed) {
+    const auto section = reader_.section(item, item.Mark(), "reservations", kReservationKeys);
+    if (!item.IsMap() && !item.IsNull()) return std::nullopt;
+    Reservation reservation;
+    bool valid = true;
+    const Field* mac_field = section.find("mac");
+    const Field* client_id_field = section.find("client-id");
+    if (mac_field == nullptr && client_id_field == nullptr) {
+      reader_.error(section.mark, "a reservation needs 'mac' or 'client-id' to know its client");
+      valid = false;
+    } else if (mac_field != nullptr && client_id_field != nullptr) {
+      const bool mac_is_later = mac_field->key.Mark().pos > client_id_field->key.Mark().pos;
+      reader_.error((mac_is_later ? mac_field : client_id_field)->key.Mark(),
+                    "a reservation takes 'mac' or 'client-id', not both");
+      valid = false;
+    }
+    if (mac_field != nullptr) {
+      const auto mac = reader_.parsed(*mac_field, parse_mac);
+      valid = mac && claim(claimed.macs, *mac, mac_field->mark(), "mac " + mac->to_string()) && valid;
+      if (mac) reservation.mac = *mac;
+    }
+    if (client_id_field != nullptr) {
+      const auto client_id = reader_.parsed(*client_id_field, parse_client_id);
+      valid = client_id &&
+              claim(claimed.client_ids, *client_id, client_id_field->mark(), "client-id " + client_id->to_string()) &&
+              valid;
+      if (client_id) reservation.client_id = *client_id;
+    }
+    if (const auto* address_field = section.find("address")) {
+      const auto address = reader_.address(*address_field);
+      valid = address &&
+              check_host_address(index, *address, address_field->mark(), "reserved address " + address->to_string()) &&
+              claim(claimed.addresses, *address, address_field->mark(), "address " + address->to_string()) && valid;
+      if (address) reservation.address = *address;
+    } else {
+      reader_.error(section.mark, "a reservation is missing required key 'address'");
+      valid = false;
+    }
+    if (const auto* hostname_field = section.find("hostname")) {
+      const auto hostname = reader_.scalar(*hostname_field);
+      if (hostname && !is_hostname(*hostname)) {
+        reader_.error(hostname_field->mark(), "'" + *hostname + "' is not a host name (letters, digits, '-', '.')");
+      }
+      valid = hostname && is_hostname(*hostname) && valid;
+      if (hostname) reservation.hostname = *hostname;
+    }
+    if (!valid) return std::nullopt;
+    return reservation;
   }
 
   // Sorted by first address, an item overlaps an earlier one iff it starts at or before the
@@ -299,7 +300,7 @@ class SubnetsReader {
         const bool current_is_later = items[current].mark.pos > items[*reach].mark.pos;
         const auto& later = items[current_is_later ? current : *reach];
         const auto& earlier = items[current_is_later ? *reach : current];
-        reader_.error(later.mark, describe(later) + " overlaps " + describe(earlier) + at_line(earlier.mark));
+        reader_.error(later.mark, describe(later, earlier) + " overlaps " + describe(earlier, later) + at_line(earlier.mark));
       }
       if (!reach || range_of(items[current].value).last > range_of(items[*reach].value).last) reach = current;
     }
@@ -312,14 +313,15 @@ class SubnetsReader {
     }
     report_overlaps(
         placed, [](const Cidr& cidr) { return AddressRange{cidr.network, cidr.broadcast()}; },
-        [](const Placed<Cidr>& cidr) { return "subnet " + cidr.value.to_string(); });
+        [](const Placed<Cidr>& cidr, const Placed<Cidr>&) { return "subnet " + cidr.value.to_string(); });
   }
 
   void check_pool_overlaps() {
     report_overlaps(
         pools_, [](const AddressRange& range) { return range; },
-        [&](const Placed<AddressRange>& pool) {
-          return "pool " + format_range(pool.value) + " of " + label(pool.subnet_index);
+        [&](const Placed<AddressRange>& pool, const Placed<AddressRange>& other) {
+          const bool same_subnet = pool.subnet_index == other.subnet_index;
+          return "pool " + format_range(pool.value) + (same_subnet ? "" : " of " + label(pool.subnet_index));
         });
   }
 

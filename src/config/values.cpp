@@ -1,5 +1,6 @@
 #include "landlord/config/values.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -95,6 +96,13 @@ std::string format_duration(Duration duration) {
 }
 
 Expected<RenewalTime, std::string> parse_renewal_time(std::string_view text) {
+  const bool bare_number = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return is_digit(c) || c == '.';
+  });
+  if (bare_number) {
+    return unexpected("'" + std::string{text} + "' needs a '%' (" + std::string{text} +
+                      "%) or a duration unit (" + std::string{text} + "s)");
+  }
   if (!text.ends_with('%')) {
     auto duration = parse_duration(text);
     if (!duration) {

@@ -1,0 +1,242 @@
+// Every error a user can make, with its exact place and message: "FILE:LINE:COLUMN: message".
+// Each case is a whole file; all of its errors are expected, in file order, none left out.
+#include <gtest/gtest.h>
+
+#include "landlord/config/loader.hpp"
+
+namespace landlord::config {
+namespace {
+
+struct ErrorCase {
+  const char* name;
+  const char* yaml;
+  std::vector<std::string> expected;
+};
+
+std::vector<ErrorCase> error_cases() {
+  return {
+    {"YamlSyntaxErrorIsReportedAtItsPlace",
+     R"(subnets: [1, 2
+server: {}
+)",
+     {"t.yaml:2:7: YAML syntax error: end of sequence flow not found"}},
+    {"UnknownKeysSuggestTheNearestValidKey",
+     R"(leese: {time: 1h}
+subnets:
+  - subnet: 198.18.0.0/24
+    pool: [198.18.0.10-198.18.0.20]
+    frobnicate: 1
+)",
+     {"t.yaml:1:1: unknown key 'leese'; did you mean 'lease'?",
+      "t.yaml:4:5: unknown key 'pool'; did you mean 'pools'?",
+      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces"}},
+    {"WrongTypesSayWhatWasExpected",
+     R"(server: [lab0]
+store: {type: [sqlite]}
+subnets:
+  - subnet: {a: 1}
+    pools: 198.18.0.10-198.18.0.20
+)",
+     {"t.yaml:1:9: 'server' must be a map (keys: interfaces, listen, server-id, authoritative), not a list",
+      "t.yaml:2:15: 'type' must be a single value, not a list",
+      "t.yaml:4:13: 'subnet' must be a single value, not a map",
+      "t.yaml:5:12: 'pools' must be a list ([a, b] or '- ' lines), not a single value"}},
+    {"BadValuesAreAllReportedInFileOrder",
+     R"(server: {listen: 0.0.0.0:0, server-id: 198.18.0.256, authoritative: maybe}
+store: {type: postgres, batch-max: 0, batch-wait: 5s}
+lease: {time: 10, renew: 150%, rebind: 87.5}
+log: {level: loud}
+control: {listen: "127.0.0.1:99999"}
+subnets:
+  - subnet: 198.18.0.1/24
+    pools: [198.18.0.100-198.18.0.50, 198.18.0.x-198.18.0.9]
+)",
+     {"t.yaml:1:18: 'listen': bad port '0'; use 1-65535",
+      "t.yaml:1:40: 'server-id': '198.18.0.256' is not an IPv4 address",
+      "t.yaml:1:69: 'authoritative': 'maybe' is not true or false",
+      "t.yaml:2:15: unknown store type 'postgres'; use sqlite or memory",
+      "t.yaml:2:36: 'batch-max': 0 is out of range 1-65536",
+      "t.yaml:2:51: 'batch-wait' must be at most 1s: clients retransmit after a few seconds",
+      "t.yaml:3:15: 'time': '10' has no unit (is it seconds or milliseconds?); use an integer and a unit: 90s, 10m, 12h, 7d",
+      "t.yaml:3:26: 'renew': percentage 150% must be above 0% and below 100%",
+      "t.yaml:3:40: 'rebind': '87.5' needs a '%' (87.5%) or a duration unit (87.5s)",
+      "t.yaml:4:14: unknown log level 'loud'; use trace, debug, info, warn, error, critical or off",
+      "t.yaml:5:19: 'listen': bad port '99999'; use 1-65535",
+      "t.yaml:7:13: 'subnet': '198.18.0.1/24' has host bits set; did you mean 198.18.0.0/24?",
+      "t.yaml:8:13: 'pools': range 198.18.0.100-198.18.0.50 ends before it starts (first > last)",
+      "t.yaml:8:39: 'pools': '198.18.0.x-198.18.0.9' is not an address range (FIRST-LAST, e.g. 198.18.0.100-198.18.0.199)"}},
+    {"PoolsMustStayInsideTheirSubnet",
+     R"(subnets:
+  - subnet: 198.18.0.0/24
+    pools: [198.18.1.10-198.18.1.20, 198.18.0.0-198.18.0.10, 198.18.0.250-198.18.0.255]
+)",
+     {"t.yaml:3:13: pool 198.18.1.10-198.18.1.20 is outside subnet 1 (198.18.0.0/24)",
+      "t.yaml:3:38: pool 198.18.0.0-198.18.0.10 includes the network address 198.18.0.0",
+      "t.yaml:3:62: pool 198.18.0.250-198.18.0.255 includes the broadcast address 198.18.0.255"}},
+    {"OverlappingPoolsAndSubnets",
+     R"(subnets:
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.100-198.18.0.199, 198.18.0.150-198.18.0.160]
+  - subnet: 198.18.0.0/25
+  - subnet: 198.18.1.0/24
+    pools: [198.18.1.10-198.18.1.20]
+  - subnet: 198.18.2.0/24
+)",
+     {"t.yaml:3:40: pool 198.18.0.150-198.18.0.160 overlaps pool 198.18.0.100-198.18.0.199 (line 3)",
+      "t.yaml:4:13: subnet 198.18.0.0/25 overlaps subnet 198.18.0.0/24 (line 2)"}},
+    {"PoolsOverlappingAcrossSubnets",
+     R"(subnets:
+  - subnet: 198.18.0.0/23
+    pools: [198.18.1.10-198.18.1.20]
+  - subnet: 198.18.1.0/24
+    pools: [198.18.1.15-198.18.1.30]
+)",
+     {"t.yaml:4:13: subnet 198.18.1.0/24 overlaps subnet 198.18.0.0/23 (line 2)",
+      "t.yaml:5:13: pool 198.18.1.15-198.18.1.30 of subnet 2 (198.18.1.0/24) overlaps pool 198.18.1.10-198.18.1.20 of subnet 1 (198.18.0.0/23) (line 3)"}},
+    {"RenewMustPrecedeRebindMustPrecedeExpiry",
+     R"(lease: {time: 1h, renew: 40m, rebind: 30m}
+subnets:
+  - subnet: 198.18.0.0/24
+    lease: {time: 20m, rebind: 25m}
+  - subnet: 198.18.1.0/24
+    lease: {time: 0s}
+  - subnet: 198.18.2.0/24
+    lease: {time: 1s, renew: 50%, rebind: 87.5%}
+)",
+     {"t.yaml:1:26: renew (T1) 40m must be shorter than rebind (T2) 30m",
+      "t.yaml:4:32: renew (T1) 40m must be shorter than rebind (T2) 25m in subnet 1 (198.18.0.0/24)",
+      "t.yaml:4:32: rebind (T2) 25m must be shorter than the lease time 20m in subnet 1 (198.18.0.0/24)",
+      "t.yaml:6:19: lease 'time' must be longer than 0s",
+      "t.yaml:8:30: renew (T1) comes to 0s (50% of 1s); it must be at least 1s in subnet 3 (198.18.2.0/24)"}},
+    {"ReservationsAreCheckedForDuplicatesAndPlace",
+     R"(subnets:
+  - subnet: 198.18.0.0/24
+    reservations:
+      - {mac: "02:00:00:00:00:10", address: 198.18.0.10}
+      - {mac: "02:00:00:00:00:10", address: 198.18.0.11}
+      - {client-id: "01:02", address: 198.18.0.10}
+      - {client-id: "01:02", address: 198.18.0.12}
+      - {mac: "02:00:00:00:00:13", address: 198.18.1.13}
+      - {address: 198.18.0.14}
+      - {mac: "02:00:00:00:00:15", client-id: "01:03", address: 198.18.0.15}
+      - {mac: "zz", address: 198.18.0.16}
+      - {mac: "02:00:00:00:00:17"}
+)",
+     {"t.yaml:5:15: mac 02:00:00:00:00:10 is already reserved in this subnet (line 4)",
+      "t.yaml:6:39: address 198.18.0.10 is already reserved in this subnet (line 4)",
+      "t.yaml:7:21: client-id 01:02 is already reserved in this subnet (line 6)",
+      "t.yaml:8:45: reserved address 198.18.1.13 is outside subnet 1 (198.18.0.0/24)",
+      "t.yaml:9:9: a reservation needs 'mac' or 'client-id' to know its client",
+      "t.yaml:10:36: a reservation takes 'mac' or 'client-id', not both",
+      "t.yaml:11:15: 'mac': 'zz' is not a MAC address (six hex bytes: 02:00:00:00:00:10)",
+      "t.yaml:12:9: a reservation is missing required key 'address'"}},
+    {"RelaysAndInterfacesSelectOneSubnetEach",
+     R"(server: {interfaces: [lab0]}
+subnets:
+  - subnet: 198.18.0.0/24
+    relays: [198.18.5.1, 198.18.1.1]
+    interfaces: [lab0, lab1]
+  - subnet: 198.18.1.0/24
+    relays: [198.18.5.1]
+    interfaces: [lab0]
+)",
+     {"t.yaml:4:26: relay 198.18.1.1 is inside subnet 2 (198.18.1.0/24), which a giaddr there already selects",
+      "t.yaml:5:24: interface 'lab1' is not in server 'interfaces'; the server would never hear its clients",
+      "t.yaml:7:14: relay 198.18.5.1 already selects subnet 1 (198.18.0.0/24) (line 4)",
+      "t.yaml:8:18: interface 'lab0' already selects subnet 1 (198.18.0.0/24) (line 5)"}},
+    {"SubnetsAreRequired",
+     R"(server: {}
+)",
+     {"t.yaml:1:1: missing required key 'subnets'"}},
+    {"SubnetsMustNotBeEmpty",
+     R"(subnets: []
+)",
+     {"t.yaml:1:10: 'subnets' is empty; add at least one subnet"}},
+    {"EachSubnetNeedsItsCidr",
+     R"(subnets:
+  - pools: [198.18.0.10-198.18.0.20]
+)",
+     {"t.yaml:2:5: subnet 1 is missing required key 'subnet' (e.g. subnet: 198.18.0.0/24)"}},
+    {"DuplicateKeysAreErrors",
+     R"(lease: {time: 1h}
+lease: {time: 2h}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:2:1: duplicate key 'lease' (first on line 1)"}},
+    {"OptionValuesAreChecked",
+     R"(options:
+  routers: []
+  dns-servers: [198.18.0.999]
+  interface-mtu: 20
+  domain-search: ["bad..name"]
+  custom:
+    - {code: 51, u32: 60}
+    - {code: 3, ip: 198.18.0.1}
+    - {code: 200}
+    - {code: 201, text: a, hex: "00"}
+    - {code: 202, u8: 300}
+subnets: [{subnet: 198.18.0.0/24, options: {routrs: [198.18.0.1]}}]
+)",
+     {"t.yaml:2:12: 'routers' needs at least one address",
+      "t.yaml:3:17: 'dns-servers': '198.18.0.999' is not an IPv4 address",
+      "t.yaml:4:18: 'interface-mtu': 20 is out of range 68-65535",
+      "t.yaml:5:19: 'domain-search': domain name 'bad..name' has an empty label",
+      "t.yaml:7:14: code 51 cannot be configured: option 51 (lease time) is set from 'lease: time'",
+      "t.yaml:9:7: a custom option needs exactly one value: text, ip, ips, u8, u16, u32 or hex",
+      "t.yaml:10:28: a custom option needs exactly one value: text, ip, ips, u8, u16, u32 or hex",
+      "t.yaml:11:23: 'u8': 300 is out of range 0-255",
+      "t.yaml:12:45: unknown key 'routrs'; did you mean 'routers'?"}},
+    {"EmptyFile",
+     R"(
+)",
+     {"t.yaml:1:1: the file is empty; it needs at least 'subnets'"}},
+    {"FileMustBeAMap",
+     R"(- a
+- b
+)",
+     {"t.yaml:1:1: the file must be a map of sections (server, store, lease, subnets, ...), not a list"}},
+  };
+}
+
+class ConfigErrors : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ConfigErrors, ReportsEveryErrorAtItsPlace) {
+  const ErrorCase& error_case = GetParam();
+  const auto loaded = load_string(error_case.yaml, "t.yaml");
+  ASSERT_FALSE(loaded.has_value()) << "expected errors, the file loaded";
+  std::vector<std::string> actual;
+  for (const auto& error : loaded.error()) actual.push_back(error.to_string());
+  EXPECT_EQ(actual, error_case.expected) << format_errors(loaded.error());
+}
+
+INSTANTIATE_TEST_SUITE_P(Loader, ConfigErrors, testing::ValuesIn(error_cases()),
+                         [](const testing::TestParamInfo<ErrorCase>& param_info) { return std::string{param_info.param.name}; });
+
+TEST(ConfigErrorsAtPlaces, LineAndColumnAreOneBased) {
+  const auto loaded = load_string("subnets:\n  - subnet: 198.18.0.0/33\n", "site.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  ASSERT_EQ(loaded.error().size(), 1u);
+  const ConfigError& error = loaded.error()[0];
+  EXPECT_EQ(error.file, "site.yaml");
+  EXPECT_EQ(error.line, 2);
+  EXPECT_EQ(error.column, 13);  // the value, not its key
+  EXPECT_NE(error.message.find("'198.18.0.0/33' is not a subnet"), std::string::npos) << error.message;
+}
+
+TEST(ConfigErrorsAtPlaces, AnEmptyValuePointsAtItsKey) {
+  const auto loaded = load_string("subnets:\n  - subnet:\n    pools: []\n", "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  ASSERT_EQ(loaded.error().size(), 1u);
+  EXPECT_EQ(loaded.error()[0].to_string(), "t.yaml:2:5: 'subnet' needs a value");
+}
+
+TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
+  const auto loaded = load_string("subnets: [{subnet: 198.18.0.0/24}]\nzzzzzz: 1\n", "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error()[0].to_string(),
+            "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, "
+            "subnets, control, log");
+}
+
+}  // namespace
+}  // namespace landlord::config
