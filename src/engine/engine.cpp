@@ -1,0 +1,586 @@
+// The RFC 2131 server state machine. One entry point per client message type; every lease
+// change goes through State::put/hold/end_hold, which keep the table and the allocator in step.
+//
+// Allocation (RFC 2131 §4.3.1), for a client C in the subnet S chosen for its message:
+//   1. C's reservation in S, unless another client still holds that address (a lease from
+//      before the reservation existed): then C is served from the pool until it ends.
+//   2. C's current or most recent lease in S, while its address is still in S's pools: an
+//      Expired or Released lease keeps its record, so C gets the same address back for as long
+//      as nobody else was given it.
+//   3. The address C asks for (option 50), if it is in a pool of S, not reserved, and free:
+//      no record, or a record nobody can claim, or C's own.
+//   4. The allocator's pick: the lowest never-used (clean) pool address of S, else the address
+//      of S whose lease ended longest ago (another client's affinity is given up last).
+// Reserved addresses are kept out of the allocator altogether, so steps 3 and 4 never hand
+// them out. An OFFER is an in-memory hold for offer_hold: it covers the address's last record,
+// which comes back if the client never asks for the address. Only an ACK writes a record.
+//
+// Fencing: a grant to a client other than the address's last holder takes the last record's
+// token plus one; a grant to the same client keeps it. Records are replaced, never removed, so
+// the last token of each address survives the end of its lease and a restart.
+#include "landlord/engine/engine.hpp"
+
+#include <algorithm>
+
+#include "landlord/lease/allocator.hpp"
+#include "landlord/lease/lease_table.hpp"
+#include "reply.hpp"
+#include "topology.hpp"
+
+namespace landlord::engine {
+namespace {
+
+using lease::Lease;
+using lease::LeaseState;
+using wire::MessageType;
+namespace option = wire::option;
+
+bool is_active(const Lease& lease) {
+  return lease.state == LeaseState::Offered || lease.state == LeaseState::Bound ||
+         lease.state == LeaseState::Declined;
+}
+
+// How a REQUEST reads (RFC 2131 §4.3.2, Table 4): by server id, requested address and ciaddr.
+enum class RequestState : std::uint8_t { Selecting, InitReboot, Renewing, Rebinding, Malformed };
+
+RequestState classify(const wire::Message& message, const Ingress& ingress) {
+  if (message.options.has(option::kServerId)) return RequestState::Selecting;
+  if (message.ciaddr.is_zero()) {
+    return message.options.has(option::kRequestedAddress) ? RequestState::InitReboot
+                                                          : RequestState::Malformed;
+  }
+  // RENEWING is unicast straight to us; REBINDING is broadcast, and reaches us relayed or not.
+  const bool unicast = !ingress.to_broadcast && message.giaddr.is_zero();
+  return unicast ? RequestState::Renewing : RequestState::Rebinding;
+}
+
+}  // namespace
+
+struct Engine::State {
+  config::Config config;
+  Topology topology{config};
+  lease::LeaseTable table;
+  lease::Allocator allocator;
+  Counters counters;
+
+  explicit State(const config::Config& initial) : config(initial) { rebuild_allocator(); }
+
+  // ---- the one path that changes records: the allocator follows every change
+
+  void put(Lease record) {
+    const Ipv4 address = record.address;
+    const auto before = lease::Availability::of(table.find(address));
+    table.put(std::move(record));
+    allocator.move(address, before, lease::Availability::of(table.find(address)));
+  }
+  void hold(Lease offer, TimePoint until) {
+    const Ipv4 address = offer.address;
+    const auto before = lease::Availability::of(table.find(address));
+    table.hold(std::move(offer), until);
+    allocator.move(address, before, lease::Availability::of(table.find(address)));
+  }
+  void end_hold(Ipv4 address) {
+    const auto before = lease::Availability::of(table.find(address));
+    table.end_hold(address);
+    allocator.move(address, before, lease::Availability::of(table.find(address)));
+  }
+
+  void rebuild_allocator() {
+    allocator = lease::Allocator{};
+    for (const SubnetView& view : topology.subnets()) {
+      const config::Subnet& subnet = *view.subnet;
+      for (const config::Reservation& reservation : subnet.reservations) {
+        allocator.exclude(reservation.address);
+      }
+      if (subnet.subnet.prefix_length <= 30) {  // no hosts on the network and broadcast address
+        allocator.exclude(subnet.subnet.network);
+        allocator.exclude(subnet.subnet.broadcast());
+      }
+      for (const config::AddressRange& pool : subnet.pools) {
+        allocator.add_pool(subnet.id, pool.first, pool.last);
+      }
+    }
+    table.for_each([&](const Lease& record) {
+      allocator.move(record.address, {}, lease::Availability::of(&record));
+    });
+  }
+
+  // ---- outcomes
+
+  Outcome ignore(std::string_view reason, Ipv4 address = {}) {
+    ++counters.ignored;
+    return {std::nullopt, {}, {EventKind::Ignore, address, reason}};
+  }
+
+  Ipv4 server_id(const Ingress& ingress) const {
+    return config.server.server_id.value_or(ingress.interface_address);
+  }
+
+  Outcome nak(const wire::Message& request, const Ingress& ingress, Ipv4 address,
+              std::string_view reason) {
+    ++counters.naks;
+    ReplySpec spec{MessageType::Nak, {}, server_id(ingress), nullptr, std::nullopt, reason};
+    return {make_reply(request, ingress, spec), {}, {EventKind::Nak, address, reason}};
+  }
+
+  static LeaseDurations durations_for(const config::Subnet& subnet) {
+    return {subnet.lease.time, subnet.lease.renew_duration(), subnet.lease.rebind_duration()};
+  }
+
+  // ---- allocation
+
+  bool reserved_for_another(const SubnetView& view, Ipv4 address, const ClientKey& client) const {
+    const config::Reservation* reservation = view.reservation_at(address);
+    if (reservation == nullptr) return false;
+    const ClientId reserved_id = reservation->client_id.value_or(ClientId{});
+    const HardwareAddress reserved_hardware = reservation->mac.value_or(HardwareAddress{});
+    if (!reserved_id.empty() && ClientKey::from(reserved_id, {}) == client) return false;
+    if (!reserved_hardware.empty() && ClientKey::from({}, reserved_hardware) == client) return false;
+    return true;
+  }
+
+  // A reserved address may go to its client unless someone else still holds it.
+  bool reservation_usable(Ipv4 address, const ClientKey& client) const {
+    const Lease* record = table.find(address);
+    if (record == nullptr || record->client == client) {
+      return record == nullptr || record->state != LeaseState::Declined;
+    }
+    return !is_active(*record);
+  }
+
+  const config::Reservation* usable_reservation(const SubnetView& view,
+                                                const wire::Message& message,
+                                                const ClientKey& client) const {
+    const config::Reservation* reservation =
+        view.reservation_for(message.client_id(), message.hardware_address());
+    if (reservation == nullptr || !view.contains(reservation->address)) return nullptr;
+    return reservation_usable(reservation->address, client) ? reservation : nullptr;
+  }
+
+  // Step 3: a requested address nobody else can claim.
+  bool requested_is_free(const SubnetView& view, Ipv4 address, const ClientKey& client) const {
+    if (!view.contains(address) || !allocator.in_pool(view.id(), address) ||
+        allocator.excluded(address)) {
+      return false;
+    }
+    const Lease* record = table.find(address);
+    if (record == nullptr) return true;
+    if (record->client == client) return record->state != LeaseState::Declined;
+    return !is_active(*record) && record->client.empty();
+  }
+
+  std::optional<Ipv4> allocate(const SubnetView& view, const wire::Message& message,
+                               const ClientKey& client) const {
+    if (const auto* reservation = usable_reservation(view, message, client)) {
+      return reservation->address;
+    }
+    if (const Lease* own = table.find(client);
+        own != nullptr && own->subnet_id == view.id() && own->state != LeaseState::Declined &&
+        view.contains(own->address) && allocator.in_pool(view.id(), own->address) &&
+        !allocator.excluded(own->address)) {
+      return own->address;
+    }
+    if (const auto requested = message.options.get_ipv4(option::kRequestedAddress);
+        requested && requested_is_free(view, *requested, client)) {
+      return *requested;
+    }
+    return allocator.pick(view.id());
+  }
+
+  // Whether `address` may be granted to the client on a REQUEST: its own lease, its
+  // reservation, or a free pool address — and never past a usable reservation of its own.
+  bool can_grant(const SubnetView& view, const wire::Message& message, const ClientKey& client,
+                 Ipv4 address) const {
+    if (!view.contains(address)) return false;
+    if (const auto* reservation = usable_reservation(view, message, client)) {
+      return reservation->address == address;
+    }
+    if (reserved_for_another(view, address, client)) return false;
+    if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
+    if (!allocator.in_pool(view.id(), address)) return false;
+    const Lease* record = table.find(address);
+    if (record != nullptr && record->client == client) {
+      return record->state != LeaseState::Declined;
+    }
+    if (!requested_is_free(view, address, client)) return false;
+    // One lease per client per subnet: a client holding another address here asks for it.
+    const Lease* own = table.find(client);
+    return own == nullptr || own->subnet_id != view.id() || own->address == address ||
+           !(own->state == LeaseState::Offered || own->state == LeaseState::Bound);
+  }
+
+  Lease record_for(const SubnetView& view, const wire::Message& message, const ClientKey& client,
+                   Ipv4 address, TimePoint now) const {
+    const LeaseDurations durations = durations_for(*view.subnet);
+    Lease lease;
+    lease.address = address;
+    lease.client = client;
+    lease.hardware = message.hardware_address();
+    lease.client_id = message.client_id();
+    if (const auto hostname = message.options.get_text(option::kHostname)) {
+      lease.hostname = std::string(*hostname);
+    } else if (const auto* reservation = view.reservation_at(address);
+               reservation != nullptr && !reserved_for_another(view, address, client)) {
+      lease.hostname = reservation->hostname;
+    }
+    lease.subnet_id = view.id();
+    lease.granted_at = now;
+    lease.lease_time = durations.lease_time;
+    lease.renew_time = durations.renew_time;
+    lease.rebind_time = durations.rebind_time;
+    return lease;
+  }
+
+  // The address's last real lease: the record, or the one an offer hold covers.
+  const Lease* last_lease(Ipv4 address) const {
+    const Lease* record = table.find(address);
+    if (record != nullptr && record->state == LeaseState::Offered) return table.covered(address);
+    return record;
+  }
+
+  // ---- ACK with a lease
+
+  Outcome grant(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                const ClientKey& client, Ipv4 address, lease::Extension extension,
+                EventKind kind, std::string_view reason, TimePoint now) {
+    Lease lease = record_for(view, message, client, address, now);
+    lease.state = LeaseState::Bound;
+    lease.last_extension = extension;
+    const Lease* previous = last_lease(address);
+    lease.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
+    if (previous == nullptr || previous->client != client) ++lease.fencing_token;
+    put(lease);
+    switch (kind) {
+      case EventKind::Renew: ++counters.renewals; break;
+      case EventKind::Rebind: ++counters.rebinds; break;
+      default: ++counters.grants; break;
+    }
+    ReplySpec spec{MessageType::Ack, address, server_id(ingress), view.subnet,
+                   durations_for(*view.subnet), {}};
+    Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
+    return outcome;
+  }
+
+  // ---- message handlers
+
+  Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                   TimePoint now) {
+    ++counters.discovers;
+    const ClientKey client = message.client_key();
+    const auto address = allocate(view, message, client);
+    if (!address) {
+      ++counters.pool_exhausted;
+      return ignore("pool exhausted: no free address in the subnet");
+    }
+    const Lease* record = table.find(*address);
+    const bool already_bound =
+        record != nullptr && record->client == client && record->state == LeaseState::Bound;
+    if (!already_bound) {  // a bound lease needs no hold: the address is the client's already
+      Lease offer = record_for(view, message, client, *address, now);
+      offer.state = LeaseState::Offered;
+      const Lease* previous = last_lease(*address);
+      offer.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
+      hold(std::move(offer), now + view.subnet->lease.offer_hold);
+    }
+    ++counters.offers;
+    ReplySpec spec{MessageType::Offer, *address, server_id(ingress), view.subnet,
+                   durations_for(*view.subnet), {}};
+    return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
+  }
+
+  Outcome request(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                  TimePoint now) {
+    ++counters.requests;
+    const ClientKey client = message.client_key();
+    const auto requested = message.options.get_ipv4(option::kRequestedAddress);
+    switch (classify(message, ingress)) {
+      case RequestState::Selecting:
+        return selecting(view, message, ingress, client, requested, now);
+      case RequestState::InitReboot:
+        return init_reboot(view, message, ingress, client, *requested, now);
+      case RequestState::Renewing:
+        return extend(view, message, ingress, client, lease::Extension::Renewing, now);
+      case RequestState::Rebinding:
+        return extend(view, message, ingress, client, lease::Extension::Rebinding, now);
+      case RequestState::Malformed:
+        break;
+    }
+    return ignore("REQUEST with neither server id, requested address nor ciaddr");
+  }
+
+  // §4.3.2 SELECTING: the client answers one OFFER, naming its server in option 54.
+  Outcome selecting(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                    const ClientKey& client, std::optional<Ipv4> requested, TimePoint now) {
+    if (message.options.get_ipv4(option::kServerId) != server_id(ingress)) {
+      // It chose another server: our offer to it is void, the address is free again.
+      if (const Lease* own = table.find(client);
+          own != nullptr && own->state == LeaseState::Offered) {
+        const Ipv4 released = own->address;
+        end_hold(released);
+        return ignore("client selected another server; offer withdrawn", released);
+      }
+      return ignore("client selected another server");
+    }
+    if (!requested) return nak(message, ingress, {}, "SELECTING request without option 50");
+    if (!can_grant(view, message, client, *requested)) {
+      return nak(message, ingress, *requested, "requested address is not available");
+    }
+    return grant(view, message, ingress, client, *requested, lease::Extension::None,
+                 EventKind::Grant, "granted", now);
+  }
+
+  // §4.3.2 INIT-REBOOT: a client that remembers an address asks to keep it. Wrong for the link
+  // or someone else's: NAK. Unknown to us: RFC 2131 says stay silent (another server may own
+  // it), which is what a non-authoritative server does. An authoritative server is the only
+  // one on its links, so like Kea and dhcpd it grants the address when it is free and
+  // otherwise NAKs, rather than leave the client retrying until it gives up.
+  Outcome init_reboot(const SubnetView& view, const wire::Message& message,
+                      const Ingress& ingress, const ClientKey& client, Ipv4 requested,
+                      TimePoint now) {
+    const bool authoritative = config.server.authoritative;
+    const Lease* record = table.find(requested);
+    const bool own_record = record != nullptr && record->client == client;
+    const bool known_client = table.find(client) != nullptr;
+    if (can_grant(view, message, client, requested)) {
+      if (own_record || authoritative) {
+        return grant(view, message, ingress, client, requested, lease::Extension::None,
+                     EventKind::Grant, own_record ? "confirmed after reboot" : "granted on reboot",
+                     now);
+      }
+      if (!known_client) return ignore("INIT-REBOOT for an unknown lease", requested);
+      return nak(message, ingress, requested, "requested address is not this client's lease");
+    }
+    if (!authoritative && !known_client) {
+      return ignore("INIT-REBOOT for an unknown lease", requested);
+    }
+    if (!view.contains(requested)) {
+      return nak(message, ingress, requested, "requested address is wrong for the link");
+    }
+    return nak(message, ingress, requested, "requested address is not available to this client");
+  }
+
+  // §4.3.2 RENEWING (unicast, T1) and REBINDING (broadcast, T2): extend the client's lease on
+  // ciaddr. Someone else's address: NAK. An address we have no lease for: a RENEWING client
+  // unicast to us, so NAK it; a REBINDING one may hold it from another server, so only an
+  // authoritative server answers (granting it when free, else NAK).
+  Outcome extend(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                 const ClientKey& client, lease::Extension extension, TimePoint now) {
+    const Ipv4 address = message.ciaddr;
+    const Lease* record = table.find(address);
+    const bool renewing = extension == lease::Extension::Renewing;
+    const EventKind kind = renewing ? EventKind::Renew : EventKind::Rebind;
+    if (record != nullptr && record->client == client) {
+      if (!can_grant(view, message, client, address)) {
+        return nak(message, ingress, address, "lease is no longer valid on this link");
+      }
+      return grant(view, message, ingress, client, address, extension, kind,
+                   renewing ? "renewed" : "rebound", now);
+    }
+    if (record != nullptr && !record->client.empty()) {
+      return nak(message, ingress, address, "address is leased to another client");
+    }
+    if (config.server.authoritative && can_grant(view, message, client, address)) {
+      return grant(view, message, ingress, client, address, extension, EventKind::Grant,
+                   "unknown lease granted on extension", now);
+    }
+    if (!renewing && !config.server.authoritative) {
+      return ignore("REBINDING for an unknown lease", address);
+    }
+    return nak(message, ingress, address, "no lease for this address");
+  }
+
+  bool names_another_server(const wire::Message& message, const Ingress& ingress) const {
+    const auto named = message.options.get_ipv4(option::kServerId);
+    return named && *named != server_id(ingress);
+  }
+
+  // §4.3.3: the client found the address in use. Take it out of service for decline_hold.
+  Outcome decline(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                  TimePoint now) {
+    if (names_another_server(message, ingress)) return ignore("DECLINE for another server");
+    const auto address = message.options.get_ipv4(option::kRequestedAddress);
+    if (!address) return ignore("DECLINE without option 50");
+    const Lease* record = table.find(*address);
+    if (record == nullptr || record->client != message.client_key() ||
+        !(record->state == LeaseState::Offered || record->state == LeaseState::Bound)) {
+      return ignore("DECLINE for an address not offered to or held by this client", *address);
+    }
+    Lease declined = *record;
+    const Lease* previous = last_lease(*address);
+    declined.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
+    declined.state = LeaseState::Declined;
+    declined.last_extension = lease::Extension::None;
+    declined.granted_at = now;
+    declined.lease_time = view.subnet->lease.decline_hold;
+    declined.renew_time = Duration{0};
+    declined.rebind_time = Duration{0};
+    put(declined);
+    ++counters.declines;
+    return {std::nullopt, {declined}, {EventKind::Decline, *address, "declined: address in use"}};
+  }
+
+  // §4.3.4: the client gives its address back. The record stays (Released) for affinity.
+  Outcome release(const wire::Message& message, const Ingress& ingress, TimePoint now) {
+    if (names_another_server(message, ingress)) return ignore("RELEASE for another server");
+    const Lease* record = table.find(message.ciaddr);
+    if (record == nullptr || record->client != message.client_key() ||
+        record->state != LeaseState::Bound) {
+      return ignore("RELEASE for an address not bound to this client", message.ciaddr);
+    }
+    Lease released = *record;
+    released.state = LeaseState::Released;
+    // The lease ends now: expires_at() is when the address became free.
+    if (now < released.expires_at()) {
+      released.lease_time = std::max(Duration{0}, now - released.granted_at);
+    }
+    put(released);
+    ++counters.releases;
+    return {std::nullopt, {released}, {EventKind::Release, released.address, "released"}};
+  }
+
+  // §4.3.5: configuration only. No lease, no lease times, yiaddr 0, the ACK goes to ciaddr.
+  Outcome inform(const SubnetView& view, const wire::Message& message, const Ingress& ingress) {
+    ++counters.informs;
+    ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {}};
+    return {make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
+  }
+
+  Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
+    if (message.op != wire::Op::BootRequest) return ignore("BOOTREPLY from a client");
+    const auto type = message.type();
+    if (!type) return ignore("no valid DHCP message type");
+    switch (*type) {
+      case MessageType::Discover:
+      case MessageType::Request:
+      case MessageType::Decline:
+      case MessageType::Release:
+      case MessageType::Inform:
+        break;
+      case MessageType::Offer:
+      case MessageType::Ack:
+      case MessageType::Nak:
+        return ignore("server message type from a client");
+    }
+    if (*type == MessageType::Release) return release(message, ingress, now);
+    const SubnetChoice choice = topology.select(message, ingress);
+    if (choice.subnet == nullptr) return ignore(choice.reason);
+    const SubnetView& view = *choice.subnet;
+    switch (*type) {
+      case MessageType::Discover: return discover(view, message, ingress, now);
+      case MessageType::Request: return request(view, message, ingress, now);
+      case MessageType::Decline: return decline(view, message, ingress, now);
+      case MessageType::Inform: return inform(view, message, ingress);
+      default: break;
+    }
+    return ignore("server message type from a client");
+  }
+
+  std::vector<Lease> reclaim(TimePoint now, std::size_t max_records) {
+    std::vector<Lease> mutations;
+    for (std::size_t done = 0; done < max_records; ++done) {
+      const Lease* due = table.next_due(now);
+      if (due == nullptr) break;
+      switch (due->state) {
+        case LeaseState::Offered:
+          end_hold(due->address);  // an offer is memory only: nothing to persist
+          break;
+        case LeaseState::Bound: {
+          Lease expired = *due;
+          expired.state = LeaseState::Expired;
+          put(expired);
+          ++counters.expirations;
+          mutations.push_back(std::move(expired));
+          break;
+        }
+        case LeaseState::Declined: {
+          // The hold is over: the address is free for anyone, the decliner keeps no claim.
+          Lease freed = *due;
+          freed.state = LeaseState::Expired;
+          freed.client = ClientKey{};
+          freed.client_id = ClientId{};
+          freed.hardware = HardwareAddress{};
+          freed.hostname.clear();
+          put(freed);
+          mutations.push_back(std::move(freed));
+          break;
+        }
+        case LeaseState::Expired:
+        case LeaseState::Released:
+          LANDLORD_ASSERT(false && "records without a deadline are never due");
+      }
+    }
+    return mutations;
+  }
+
+  void restore(Lease record) {
+    if (record.state == LeaseState::Offered) return;  // holds are never persisted
+    if (const Lease* existing = table.find(record.address);
+        existing != nullptr && existing->fencing_token > record.fencing_token) {
+      return;  // a newer record for this address is already in: tokens never go backwards
+    }
+    put(std::move(record));
+  }
+
+  void reconfigure(const config::Config& next) {
+    config = next;
+    topology = Topology{config};
+    rebuild_allocator();
+  }
+};
+
+Engine::Engine(const config::Config& config) : state_(std::make_unique<State>(config)) {}
+Engine::~Engine() = default;
+
+void Engine::restore(lease::Lease record) { state_->restore(std::move(record)); }
+
+Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
+  return state_->handle(message, ingress, now);
+}
+
+std::vector<lease::Lease> Engine::reclaim(TimePoint now, std::size_t max_records) {
+  return state_->reclaim(now, max_records);
+}
+
+std::optional<TimePoint> Engine::next_deadline() const { return state_->table.next_deadline(); }
+
+void Engine::reconfigure(const config::Config& config) { state_->reconfigure(config); }
+
+const lease::Lease* Engine::find(Ipv4 address) const { return state_->table.find(address); }
+
+const lease::Lease* Engine::find(const ClientKey& client) const {
+  return state_->table.find(client);
+}
+
+void Engine::for_each_lease(const std::function<void(const lease::Lease&)>& visit) const {
+  state_->table.for_each(visit);
+}
+
+const Counters& Engine::counters() const { return state_->counters; }
+
+std::string_view to_string(Route route) {
+  switch (route) {
+    case Route::Relay: return "relay";
+    case Route::Ciaddr: return "ciaddr";
+    case Route::Broadcast: return "broadcast";
+    case Route::DirectToClient: return "direct";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::Offer: return "offer";
+    case EventKind::Grant: return "grant";
+    case EventKind::Renew: return "renew";
+    case EventKind::Rebind: return "rebind";
+    case EventKind::Release: return "release";
+    case EventKind::Decline: return "decline";
+    case EventKind::Expire: return "expire";
+    case EventKind::Nak: return "nak";
+    case EventKind::Inform: return "inform";
+    case EventKind::Ignore: return "ignore";
+  }
+  return "unknown";
+}
+
+}  // namespace landlord::engine
