@@ -17,7 +17,7 @@ lab_pool_first=198.18.1.0        # 130,810 addresses: room for every perfdhcp cl
 lab_pool_last=198.19.255.250
 lab_dir=""                        # scratch directory for configs, stores, logs, outputs
 lab_pids=()                       # every process we started, killed on exit
-lab_nice=-10                      # servers and perfdhcp outrank the shared box's compilers
+lab_nice=-20                      # servers and perfdhcp outrank the shared box's compilers
 
 lab_log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 

@@ -31,6 +31,7 @@ report_rows=(
   "rss_per_lease_b|RSS bytes per lease (VmRSS growth / leases)|<= 150|l <= 150"
   "rss_leases|leases loaded for the RSS figure||"
   "rss_base_kib|RSS KiB after start-up, empty store||"
+  "restart_ms|ms from exec to first OFFER, RSS leases in store|< 1000|l < 1000"
   "instructions_per_dora|instructions per DORA (callgrind)||"
   "callgrind_lost|exchanges lost under callgrind||"
 )

@@ -19,17 +19,24 @@ server_start() {
   server_count=$((server_count + 1))
   server_dir=$lab_dir/$name.$server_count
   mkdir -p "$server_dir"
-  case "$name" in
-    kea) kea_start "$@" ;;
-    landlord) landlord_start "$@" ;;
-    *) lab_log "unknown server $name"; return 1 ;;
-  esac
+  server_launch "$name" "$@"
   if ! lab_wait_udp67 "$server_pid" "$server_ready_timeout_s"; then
     lab_log "$name did not open UDP port 67 within ${server_ready_timeout_s}s; log:"
     tail -20 "$server_dir/server.log" >&2
     return 1
   fi
   perf_warm_up
+}
+
+# server_launch NAME [WRAPPER...]: start NAME on whatever store server_dir already holds.
+server_launch() {
+  local name=$1
+  shift
+  case "$name" in
+    kea) kea_start "$@" ;;
+    landlord) landlord_start "$@" ;;
+    *) lab_log "unknown server $name"; return 1 ;;
+  esac
 }
 
 server_stop() { lab_stop "$server_pid"; }
@@ -62,18 +69,22 @@ landlord_config() {
   cat <<EOF
 server:
   interfaces: [$lab_server_if]
+  listen: 0.0.0.0:67
+  server-id: $lab_server_addr
 store:
   type: sqlite
   path: $server_dir/leases.db
 lease:
   time: ${server_lease_time_s}s
-log:
-  level: warn
+  renew: 50%
+  rebind: 87.5%
 subnets:
   - subnet: $lab_subnet
-    pools:
-      - $lab_pool_first-$lab_pool_last
+    interfaces: [$lab_server_if]
+    pools: [$lab_pool_first-$lab_pool_last]
     options:
       routers: [$lab_server_addr]
+log:
+  level: warn
 EOF
 }

@@ -1,0 +1,76 @@
+// Allocation from a /8 pool (2^24 addresses), empty and 99.9 % full. The free set's summary
+// levels should make the two cost about the same: no scan grows with occupancy.
+//   BM_AllocateFromEmptySlash8     pick + take in a fresh pool (reset every 2^20 allocations)
+//   BM_AllocateFromNearlyFullSlash8  pick + take with 0.1 % of addresses free, scattered at random
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "landlord/lease/allocator.hpp"
+
+namespace {
+
+using landlord::Ipv4;
+using landlord::lease::Allocator;
+using landlord::lease::Availability;
+
+constexpr std::uint32_t kSubnet = 1;
+const Ipv4 kFirst{10, 0, 0, 0};
+const Ipv4 kLast{10, 255, 255, 255};
+constexpr std::uint32_t kPoolSize = 1u << 24;
+const Availability kClean{};
+const Availability kTaken{Availability::Kind::Taken, {}};
+
+void BM_AllocateFromEmptySlash8(benchmark::State& state) {
+  Allocator allocator;
+  allocator.add_pool(kSubnet, kFirst, kLast);
+  std::vector<Ipv4> taken;
+  taken.reserve(1u << 20);
+  for (auto _ : state) {
+    const auto address = allocator.pick(kSubnet);
+    allocator.move(*address, kClean, kTaken);
+    taken.push_back(*address);
+    if (taken.size() == taken.capacity()) {  // stay "empty": under 6.25 % used
+      state.PauseTiming();
+      for (const Ipv4 used : taken) allocator.move(used, kTaken, kClean);
+      taken.clear();
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_AllocateFromNearlyFullSlash8(benchmark::State& state) {
+  constexpr std::uint32_t kFree = kPoolSize / 1000;  // 99.9 % full
+  Allocator allocator;
+  allocator.add_pool(kSubnet, kFirst, kLast);
+  for (std::uint32_t offset = 0; offset < kPoolSize; ++offset) {
+    allocator.move(Ipv4{kFirst.to_uint() + offset}, kClean, kTaken);
+  }
+  std::mt19937 random(42);
+  const auto free_random_addresses = [&] {
+    for (std::uint32_t i = 0; i < kFree; ++i) {
+      const auto offset = static_cast<std::uint32_t>(random() % kPoolSize);
+      allocator.move(Ipv4{kFirst.to_uint() + offset}, kTaken, kClean);
+    }
+  };
+  free_random_addresses();
+  for (auto _ : state) {
+    auto address = allocator.pick(kSubnet);
+    if (!address) {  // all handed out: scatter another 0.1 % of free addresses
+      state.PauseTiming();
+      free_random_addresses();
+      state.ResumeTiming();
+      address = allocator.pick(kSubnet);
+    }
+    allocator.move(*address, kClean, kTaken);
+    benchmark::DoNotOptimize(address);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK(BM_AllocateFromEmptySlash8);
+BENCHMARK(BM_AllocateFromNearlyFullSlash8);
+
+}  // namespace
