@@ -1,0 +1,74 @@
+// The real-time loop: the fleet's clock is the run's clock, the transport's poll timeout is the
+// time to the fleet's next deadline.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "landlord/sim/transport.hpp"
+
+namespace landlord::sim {
+
+namespace {
+
+constexpr Duration kMaxPollWait{100};  // so `stop` and the progress line stay responsive
+
+double cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+RunClock::RunClock()
+    : wall_start_(std::chrono::time_point_cast<Duration>(
+          TimePoint{std::chrono::duration_cast<Duration>(
+              std::chrono::system_clock::now().time_since_epoch())})),
+      steady_start_ns_(steady_ns()) {}
+
+TimePoint RunClock::now() const {
+  return wall_start_ + Duration{(steady_ns() - steady_start_ns_) / 1'000'000};
+}
+
+std::int64_t RunClock::precise_ns() const { return steady_ns(); }
+
+RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
+                            const std::function<void(double elapsed_s)>& progress) {
+  const RunClock clock;
+  const double cpu_start = cpu_seconds();
+  const std::int64_t start_ns = clock.precise_ns();
+  std::int64_t next_progress_ns = start_ns + 1'000'000'000;
+  const auto elapsed_s = [&] { return static_cast<double>(clock.precise_ns() - start_ns) / 1e9; };
+  const auto on_packet = [&](std::span<const std::uint8_t> payload) {
+    fleet.receive(payload, clock.now(), clock.precise_ns(), transport);
+  };
+  while (!stop) {
+    const TimePoint now = clock.now();
+    if (fleet.finished(now)) break;
+    fleet.advance(now, clock.precise_ns(), transport);
+    transport.flush();
+    Duration wait = kMaxPollWait;
+    if (const auto next = fleet.next_deadline()) {
+      wait = std::clamp(*next - clock.now(), Duration{0}, kMaxPollWait);
+    }
+    transport.poll(wait, on_packet);
+    transport.flush();
+    if (progress && clock.precise_ns() >= next_progress_ns) {
+      progress(elapsed_s());
+      next_progress_ns += 1'000'000'000;
+    }
+  }
+  return {elapsed_s(), cpu_seconds() - cpu_start};
+}
+
+}  // namespace landlord::sim

@@ -1,0 +1,170 @@
+// landlord-sim: thousands of RFC 2131 clients in one process, playing whole lease lifecycles
+// against a real DHCPv4 server and judging it from its replies. Wiring only: the client machine,
+// fleet, auditor and transports live in src/sim.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "landlord/sim/report.hpp"
+#include "landlord/sim/transport.hpp"
+#include "settings.hpp"
+
+namespace {
+
+using namespace landlord;
+using namespace landlord::sim;
+
+volatile bool g_stop = false;
+extern "C" void on_signal(int) { g_stop = true; }
+
+constexpr int kExitViolations = 1;
+constexpr int kExitUsage = 2;
+
+// --scenario is read before the flags so that flags given on the command line win.
+std::string scenario_argument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--scenario" && i + 1 < argc) return argv[i + 1];
+    if (arg.starts_with("--scenario=")) return std::string(arg.substr(11));
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::Settings settings;
+  const std::string scenario = scenario_argument(argc, argv);
+  if (!scenario.empty()) {
+    if (auto loaded = cli::load_scenario(scenario, settings); !loaded) {
+      std::cerr << "landlord-sim: " << loaded.error() << "\n";
+      return kExitUsage;
+    }
+  }
+
+  Workload& w = settings.workload;
+  std::string duration, stay, block_unicast, retransmit_base, renew_minimum, decline_wait;
+  bool no_client_id = false;
+  CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
+  app.add_option("--scenario", "scenario YAML file (flags given here override it)");
+  app.add_option("--server", settings.server, "relay mode: the server's ADDR[:PORT] (port 67 by default)");
+  app.add_option("--bind", settings.bind, "relay mode: our ADDR[:PORT]; ADDR becomes giaddr");
+  app.add_option("--interface", settings.interface, "L2 mode: send Ethernet frames on this interface");
+  app.add_option("--clients", w.clients, "number of clients");
+  app.add_option("--rate", w.arrival_rate_per_s, "new clients per second");
+  app.add_option("--duration", duration, "length of the run (e.g. 60s, 5m)");
+  app.add_option("--stay", stay, "mean stay of departing/restarting clients (default: half the run)");
+  app.add_option("--release", w.release_fraction, "fraction of clients that depart with RELEASE")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--vanish", w.vanish_fraction, "fraction that depart silently")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--decline", w.decline_fraction, "fraction that DECLINE their first address")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--restart-clients", w.restart_fraction, "fraction that restart once (INIT-REBOOT)")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--drop-replies", w.drop_replies, "fraction of server replies lost")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--block-unicast", block_unicast, "FROM+LEN: RENEWING requests dropped in this window (e.g. 30s+60s)");
+  app.add_option("--retransmit-base", retransmit_base, "first retransmission delay (RFC: 4s; doubles to 16x, jitter 1/4)");
+  app.add_option("--renew-min", renew_minimum, "minimum RENEWING/REBINDING retransmission wait (RFC: 60s)");
+  app.add_option("--decline-wait", decline_wait, "wait after a DECLINE before restarting (RFC: 10s)");
+  app.add_option("--seed", w.seed, "seed for MACs, xids, fates and jitter");
+  app.add_flag("--no-client-id", no_client_id, "send no option 61: the server keys clients by chaddr");
+  app.add_option("--report", settings.report_path, "write the JSON report here");
+  app.add_option("--pcap", settings.pcap_path, "write the traffic seen to this pcap file");
+  CLI11_PARSE(app, argc, argv);
+
+  const auto set_duration = [](const std::string& text, Duration& out, const char* flag) {
+    if (text.empty()) return true;
+    const auto parsed = cli::parse_duration(text);
+    if (!parsed) std::cerr << "landlord-sim: " << flag << ": not a duration: " << text << "\n";
+    else out = *parsed;
+    return parsed.has_value();
+  };
+  if (!set_duration(duration, w.duration, "--duration") || !set_duration(stay, w.stay, "--stay") ||
+      !set_duration(retransmit_base, settings.retransmit_base, "--retransmit-base") ||
+      !set_duration(renew_minimum, settings.renew_minimum, "--renew-min") ||
+      !set_duration(decline_wait, settings.decline_wait, "--decline-wait")) {
+    return kExitUsage;
+  }
+  if (!block_unicast.empty()) {
+    w.block_unicast = cli::parse_window(block_unicast);
+    if (!w.block_unicast) {
+      std::cerr << "landlord-sim: --block-unicast wants FROM+LEN, e.g. 30s+60s\n";
+      return kExitUsage;
+    }
+  }
+  if (no_client_id) w.send_client_id = false;
+  if (settings.server.empty() == settings.interface.empty()) {
+    std::cerr << "landlord-sim: give exactly one of --server (relay) or --interface (L2)\n";
+    return kExitUsage;
+  }
+  if (settings.retransmit_base.count() <= 0) {
+    std::cerr << "landlord-sim: --retransmit-base must be positive\n";
+    return kExitUsage;
+  }
+  w.timing = Timing::with_retransmit_base(settings.retransmit_base, settings.renew_minimum);
+  w.timing.decline_restart = settings.decline_wait;
+
+  const RunClock clock;
+  Fleet fleet(w, clock.now());
+
+  std::unique_ptr<Transport> transport;
+  if (!settings.server.empty()) {
+    const auto server = parse_endpoint(settings.server, 67);
+    const auto bind = parse_endpoint(settings.bind, 0);
+    if (!server || !bind) {
+      std::cerr << "landlord-sim: --server/--bind want ADDR[:PORT]\n";
+      return kExitUsage;
+    }
+    auto opened = open_relay_transport(*server, *bind);
+    if (!opened) {
+      std::cerr << "landlord-sim: " << opened.error() << "\n";
+      return kExitUsage;
+    }
+    transport = std::move(*opened);
+  } else {
+    auto opened = open_packet_transport(settings.interface,
+                                        [&fleet](Ipv4 address) { return fleet.holder_of(address); });
+    if (!opened) {
+      std::cerr << "landlord-sim: " << opened.error() << "\n";
+      return kExitUsage;
+    }
+    transport = std::move(*opened);
+  }
+  std::unique_ptr<PcapWriter> pcap;
+  if (!settings.pcap_path.empty()) {
+    auto opened = PcapWriter::open(settings.pcap_path);
+    if (!opened) {
+      std::cerr << "landlord-sim: " << opened.error() << "\n";
+      return kExitUsage;
+    }
+    pcap = std::move(*opened);
+    transport->capture_to(pcap.get());
+  }
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  const bool terminal = ::isatty(STDOUT_FILENO) != 0;
+  const auto progress = [&](double elapsed_s) {
+    std::fputs(fmt::format("\r{}\x1b[K", progress_line(fleet, elapsed_s)).c_str(), stdout);
+    std::fflush(stdout);
+  };
+  const RealtimeResult result =
+      run_realtime(fleet, *transport, g_stop, terminal ? std::function<void(double)>(progress) : nullptr);
+  if (terminal) std::fputs("\n", stdout);
+
+  const RunInfo info{transport->name(), transport->note(), w.seed, result.elapsed_s, result.cpu_s};
+  std::fputs(report_text(fleet, info).c_str(), stdout);
+  if (!settings.report_path.empty()) {
+    std::ofstream out(settings.report_path);
+    out << report_json(fleet, info);
+    if (!out) {
+      std::cerr << "landlord-sim: cannot write " << settings.report_path << "\n";
+      return kExitUsage;
+    }
+  }
+  return fleet.auditor().violation_count() > 0 ? kExitViolations : 0;
+}

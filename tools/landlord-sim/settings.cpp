@@ -1,0 +1,126 @@
+#include "settings.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace landlord::sim::cli {
+
+std::optional<Duration> parse_duration(std::string_view text) {
+  struct Unit {
+    std::string_view suffix;
+    double ms;
+  };
+  static constexpr Unit kUnits[] = {{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
+  double scale = 1000;
+  for (const Unit& unit : kUnits) {
+    if (text.size() > unit.suffix.size() && text.ends_with(unit.suffix)) {
+      const std::string_view number = text.substr(0, text.size() - unit.suffix.size());
+      if (number.back() >= '0' && number.back() <= '9') {
+        text = number;
+        scale = unit.ms;
+        break;
+      }
+    }
+  }
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < 0 || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return Duration{static_cast<std::int64_t>(std::llround(value * scale))};
+}
+
+std::optional<Window> parse_window(std::string_view text) {
+  const auto plus = text.find('+');
+  if (plus == std::string_view::npos) return std::nullopt;
+  const auto from = parse_duration(text.substr(0, plus));
+  const auto length = parse_duration(text.substr(plus + 1));
+  if (!from || !length) return std::nullopt;
+  return Window{*from, *length};
+}
+
+namespace {
+
+std::string where(const std::string& path, const YAML::Mark& mark) {
+  return fmt::format("{}:{}:{}", path, mark.line + 1, mark.column + 1);
+}
+
+}  // namespace
+
+Expected<void, std::string> load_scenario(const std::string& path, Settings& settings) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& error) {
+    return unexpected(fmt::format("{}:{}:{}: {}", path, error.mark.line + 1, error.mark.column + 1, error.msg));
+  }
+  if (!root.IsMap()) return unexpected(fmt::format("{}: a scenario is a map of settings", where(path, root.Mark())));
+
+  Workload& w = settings.workload;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    const YAML::Node& value = entry.second;
+    const std::string at = where(path, value.Mark());
+    const std::string text = value.IsScalar() ? value.Scalar() : std::string{};
+    const auto fraction = [&](double& out) -> std::optional<std::string> {
+      double parsed = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+      if (error != std::errc{} || end != text.data() + text.size() || parsed < 0 || parsed > 1) {
+        return fmt::format("{}: {} must be a fraction between 0 and 1", at, key);
+      }
+      out = parsed;
+      return std::nullopt;
+    };
+    const auto duration = [&](Duration& out) -> std::optional<std::string> {
+      const auto parsed = parse_duration(text);
+      if (!parsed) return fmt::format("{}: {} must be a duration like 20s, 500ms or 5m", at, key);
+      out = *parsed;
+      return std::nullopt;
+    };
+    const auto number = [&](auto& out) -> std::optional<std::string> {
+      using T = std::decay_t<decltype(out)>;
+      T parsed{};
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+      if (error != std::errc{} || end != text.data() + text.size() || parsed < T{}) {
+        return fmt::format("{}: {} must be a non-negative number", at, key);
+      }
+      out = parsed;
+      return std::nullopt;
+    };
+    std::optional<std::string> problem;
+    if (!value.IsScalar()) problem = fmt::format("{}: {} must be a scalar", at, key);
+    else if (key == "server") settings.server = text;
+    else if (key == "bind") settings.bind = text;
+    else if (key == "interface") settings.interface = text;
+    else if (key == "clients") problem = number(w.clients);
+    else if (key == "rate") problem = number(w.arrival_rate_per_s);
+    else if (key == "duration") problem = duration(w.duration);
+    else if (key == "stay") problem = duration(w.stay);
+    else if (key == "release") problem = fraction(w.release_fraction);
+    else if (key == "vanish") problem = fraction(w.vanish_fraction);
+    else if (key == "decline") problem = fraction(w.decline_fraction);
+    else if (key == "restart_clients") problem = fraction(w.restart_fraction);
+    else if (key == "drop_replies") problem = fraction(w.drop_replies);
+    else if (key == "seed") problem = number(w.seed);
+    else if (key == "client_id") w.send_client_id = value.as<bool>(true);
+    else if (key == "retransmit_base") problem = duration(settings.retransmit_base);
+    else if (key == "renew_minimum") problem = duration(settings.renew_minimum);
+    else if (key == "decline_wait") problem = duration(settings.decline_wait);
+    else if (key == "report") settings.report_path = text;
+    else if (key == "pcap") settings.pcap_path = text;
+    else if (key == "block_unicast") {
+      const auto window = parse_window(text);
+      if (!window) problem = fmt::format("{}: block_unicast must be FROM+LEN, e.g. 30s+60s", at);
+      else w.block_unicast = window;
+    } else {
+      problem = fmt::format("{}: unknown key '{}'", where(path, entry.first.Mark()), key);
+    }
+    if (problem) return unexpected(*problem);
+  }
+  return {};
+}
+
+}  // namespace landlord::sim::cli

@@ -1,0 +1,33 @@
+#pragma once
+// landlord-sim's settings: from a scenario YAML file first, then command-line flags on top.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "landlord/base/expected.hpp"
+#include "landlord/sim/fleet.hpp"
+
+namespace landlord::sim::cli {
+
+struct Settings {
+  std::string server;     // relay mode: ADDR[:PORT]
+  std::string bind = "127.0.0.1:0";
+  std::string interface;  // L2 mode
+  Workload workload;
+  Duration retransmit_base = std::chrono::seconds(4);
+  Duration renew_minimum = std::chrono::seconds(60);
+  Duration decline_wait = std::chrono::seconds(10);
+  std::string report_path;
+  std::string pcap_path;
+};
+
+// "250ms", "4s", "5m", "1h", or a bare number of seconds ("20", "0.5").
+std::optional<Duration> parse_duration(std::string_view text);
+// "FROM+LEN", both durations: "30s+60s".
+std::optional<Window> parse_window(std::string_view text);
+
+// Reads a scenario file into `settings`. Unknown keys and bad values are errors that name
+// file:line:column.
+Expected<void, std::string> load_scenario(const std::string& path, Settings& settings);
+
+}  // namespace landlord::sim::cli
