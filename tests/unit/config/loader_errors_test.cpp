@@ -2,6 +2,12 @@
 // Each case is a whole file; all of its errors are expected, in file order, none left out.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
 #include "landlord/config/loader.hpp"
 
 namespace landlord::config {
@@ -236,6 +242,60 @@ TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
   EXPECT_EQ(loaded.error()[0].to_string(),
             "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, "
             "subnets, control, log");
+}
+
+TEST(ConfigErrorsAtPlaces, AGlobalTimerConflictIsReportedOnceNotPerSubnet) {
+  // The subnet sets no timer of its own, so its merged values fail for the same reason: one error.
+  const auto loaded = load_string(
+      "lease: {renew: 40m, rebind: 30m}\nsubnets:\n  - subnet: 198.18.0.0/24\n    lease: {offer-hold: 5s}\n",
+      "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  ASSERT_EQ(loaded.error().size(), 1u) << format_errors(loaded.error());
+  EXPECT_EQ(loaded.error()[0].to_string(), "t.yaml:1:16: renew (T1) 40m must be shorter than rebind (T2) 30m");
+}
+
+TEST(ConfigErrorsAtPlaces, LoadFileNamesTheFileAsGiven) {
+  const auto path = std::filesystem::temp_directory_path() / ("landlord-config-test-" + std::to_string(::getpid()) + ".yaml");
+  {
+    std::ofstream file{path};
+    file << "subnets:\n  - subnet: 198.18.0.0/24\n    pools: [198.18.1.1-198.18.1.9]\n";
+  }
+  const auto loaded = load_file(path.string());
+  std::filesystem::remove(path);
+  ASSERT_FALSE(loaded.has_value());
+  ASSERT_EQ(loaded.error().size(), 1u);
+  EXPECT_EQ(loaded.error()[0].to_string(),
+            path.string() + ":3:13: pool 198.18.1.1-198.18.1.9 is outside subnet 1 (198.18.0.0/24)");
+}
+
+// Damaged versions of the full example (a line deleted, the file cut short): whatever the damage,
+// the loader returns a Config or errors, never crashes, and every error has a place.
+TEST(ConfigErrorsAtPlaces, DamagedFilesNeverCrashAndEveryErrorHasAPlace) {
+  std::ifstream file{std::string{LANDLORD_SOURCE_DIR} + "/config/landlord.yaml"};
+  std::stringstream contents;
+  contents << file.rdbuf();
+  const std::string full = contents.str();
+  ASSERT_FALSE(full.empty());
+  std::vector<std::string> variants;
+  std::size_t line_start = 0;
+  while (line_start < full.size()) {
+    const std::size_t line_end = std::min(full.find('\n', line_start), full.size());
+    variants.push_back(full.substr(0, line_start) + full.substr(std::min(line_end + 1, full.size())));
+    line_start = line_end + 1;
+  }
+  for (std::size_t cut = 0; cut < full.size(); cut += 5) variants.push_back(full.substr(0, cut));
+  std::size_t rejected = 0;
+  for (const auto& variant : variants) {
+    const auto loaded = load_string(variant, "damaged.yaml");
+    if (loaded) continue;
+    ++rejected;
+    for (const auto& error : loaded.error()) {
+      EXPECT_GE(error.line, 1) << error.to_string() << "\n--- in ---\n" << variant;
+      EXPECT_GE(error.column, 1) << error.to_string();
+      EXPECT_FALSE(error.message.empty());
+    }
+  }
+  EXPECT_GT(rejected, variants.size() / 2);  // most cuts break the file; the test saw errors
 }
 
 }  // namespace
