@@ -15,9 +15,11 @@ each_round() {
 }
 
 # The rows: metric | label | target (text) | check, an awk condition on k (Kea), l
-# (landlord) and r (= l / k) that says whether landlord meets the target.
+# (landlord) and r (= l / k) that says whether landlord meets the target | "count" for rows
+# where a ratio means nothing.
 report_rows=(
   "saturation_dora_s|DORA/s at saturation (perfdhcp, <=1% lost)|>= 2x Kea|r >= 2"
+  "saturation_capped|  saturation limited by perfdhcp, not server (1 = yes)|||count"
   "saturation_cpu_us|server CPU us per DORA, at saturation|<= 1/10 Kea|r <= 0.1"
   "flat_out_dora_s|DORA/s flat out (perfdhcp without -r)||"
   "flat_out_cpu_us|server CPU us per DORA, flat out||"
@@ -27,13 +29,13 @@ report_rows=(
   "latency_p99_ms|REQUEST->ACK p99 ms at ${latency_rate}/s|< 2 ms|l < 2"
   "latency_p999_ms|REQUEST->ACK p99.9 ms at ${latency_rate}/s||"
   "latency_max_ms|REQUEST->ACK max ms at ${latency_rate}/s||"
-  "latency_lost|exchanges lost at ${latency_rate}/s|0|l == 0"
+  "latency_lost|exchanges lost at ${latency_rate}/s|0|l == 0|count"
   "rss_per_lease_b|RSS bytes per lease (VmRSS growth / leases)|<= 150|l <= 150"
-  "rss_leases|leases loaded for the RSS figure||"
+  "rss_leases|leases loaded for the RSS figure|||count"
   "rss_base_kib|RSS KiB after start-up, empty store||"
   "restart_ms|ms from exec to first OFFER, RSS leases in store|< 1000|l < 1000"
   "instructions_per_dora|instructions per DORA (callgrind)||"
-  "callgrind_lost|exchanges lost under callgrind||"
+  "callgrind_lost|exchanges lost under callgrind|||count"
 )
 report_rows+=(${sim_report_rows[@]+"${sim_report_rows[@]}"})
 
@@ -52,13 +54,16 @@ report_print() {
   echo
   printf '%-48s %12s %12s %10s  %s\n' "figure" "kea" "landlord" "ll/kea" "target (landlord)"
   printf '%-48s %12s %12s %10s  %s\n' "------" "---" "--------" "------" "-----------------"
-  local row metric label target check k l r verdict
+  local row metric label target check kind k l r verdict
   for row in "${report_rows[@]}"; do
-    IFS='|' read -r metric label target check <<<"$row"
+    IFS='|' read -r metric label target check kind <<<"$row"
     k=$(median kea "$metric")
     l=$(median landlord "$metric")
     [[ "$k" == - && "$l" == - ]] && continue
-    r=$(awk -v k="$k" -v l="$l" 'BEGIN { if (k + 0 > 0 && l != "-") printf "%.3g", l / k; else print "-" }')
+    r=-
+    if [[ "$kind" != count ]]; then
+      r=$(awk -v k="$k" -v l="$l" 'BEGIN { if (k + 0 > 0 && l != "-") printf "%.3g", l / k; else print "-" }')
+    fi
     verdict=""
     if [[ -n "$check" && "$l" != - ]]; then
       if [[ "$check" == *r* && "$r" == - ]]; then
@@ -74,7 +79,7 @@ report_print() {
   echo
   echo "per round (kea | landlord):"
   for row in "${report_rows[@]}"; do
-    IFS='|' read -r metric label target check <<<"$row"
+    IFS='|' read -r metric label target check kind <<<"$row"
     k=$(each_round kea "$metric")
     l=$(each_round landlord "$metric")
     [[ -z "$k" && -z "$l" ]] && continue
