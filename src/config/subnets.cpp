@@ -131,6 +131,8 @@ class SubnetsReader {
       reader_.error(mark, std::string{what} + " is the network address of " + label(index));
     } else if (address == block.broadcast()) {
       reader_.error(mark, std::string{what} + " is the broadcast address of " + label(index));
+    } else if (address == defaults_.server.server_id) {
+      reader_.error(mark, std::string{what} + " is the server's own address (server-id)");
     } else {
       return true;
     }
@@ -155,6 +157,12 @@ class SubnetsReader {
       }
       if (cidr && range->contains(cidr->value.broadcast())) {
         reader_.error(item.Mark(), what + " includes the broadcast address " + cidr->value.broadcast().to_string());
+        continue;
+      }
+      // The server's own address handed to a client would break both of them.
+      if (const auto& server_id = defaults_.server.server_id; server_id && range->contains(*server_id)) {
+        reader_.error(item.Mark(), what + " includes the server's own address " + server_id->to_string() +
+                                       " (server-id)");
         continue;
       }
       subnets_[index].pools.push_back(*range);

@@ -19,6 +19,8 @@ struct ErrorCase {
   std::vector<std::string> expected;
 };
 
+void PrintTo(const ErrorCase& error_case, std::ostream* out) { *out << error_case.name; }
+
 std::vector<ErrorCase> error_cases() {
   return {
     {"YamlSyntaxErrorIsReportedAtItsPlace",
@@ -79,6 +81,15 @@ subnets:
      {"t.yaml:3:13: pool 198.18.1.10-198.18.1.20 is outside subnet 1 (198.18.0.0/24)",
       "t.yaml:3:38: pool 198.18.0.0-198.18.0.10 includes the network address 198.18.0.0",
       "t.yaml:3:62: pool 198.18.0.250-198.18.0.255 includes the broadcast address 198.18.0.255"}},
+    {"TheServerIdIsNeverLeased",
+     R"(server: {server-id: 198.18.0.1}
+subnets:
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.1-198.18.0.50]
+    reservations: [{mac: "02:00:00:00:00:01", address: 198.18.0.1}]
+)",
+     {"t.yaml:4:13: pool 198.18.0.1-198.18.0.50 includes the server's own address 198.18.0.1 (server-id)",
+      "t.yaml:5:56: reserved address 198.18.0.1 is the server's own address (server-id)"}},
     {"OverlappingPoolsAndSubnets",
      R"(subnets:
   - subnet: 198.18.0.0/24
