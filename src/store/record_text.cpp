@@ -95,7 +95,7 @@ std::string client_key_text(const ClientKey& key) {
 
 std::optional<ClientKey> parse_client_key(std::string_view text) {
   if (text.empty()) return ClientKey{};
-  std::array<std::uint8_t, 255> bytes{};
+  std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
   if (text.starts_with("id:")) {
     const auto count = parse_colon_hex(text.substr(3), bytes);
     if (!count || *count == 0) return std::nullopt;

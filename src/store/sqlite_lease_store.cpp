@@ -69,7 +69,7 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   if (!state) return unexpected(std::string("state"));
   record.state = *state;
   const auto hardware_type = sqlite3_column_int64(row, 2);
-  std::array<std::uint8_t, 255> bytes{};
+  std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
   const auto hardware_length = detail::parse_colon_hex(
       column_text(row, 3), std::span{bytes.data(), HardwareAddress::kMaxLength});
   if (!hardware_length || hardware_type < 0 || hardware_type > 255) {

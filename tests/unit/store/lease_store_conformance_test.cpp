@@ -29,6 +29,9 @@ struct Backend {
   std::function<void(const std::filesystem::path&)> clear_fault;
 };
 
+// Names the backend in test output instead of dumping the struct's bytes.
+void PrintTo(const Backend& backend, std::ostream* out) { *out << backend.name; }
+
 void run_sql(const std::filesystem::path& file, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((file).c_str(), &db), SQLITE_OK);
