@@ -115,6 +115,8 @@ measure_flat_out() {
   record "$name" flat_out_dora_s "$(awk -v a="$acks" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" flat_out_discover_s "$(awk -v a="$sent" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" flat_out_cpu_us "$(cpu_us_per_dora "$ticks_before" "$ticks_after" "$acks")"
+  record "$name" perfdhcp_packets_per_cpu_s "$(awk -v p="$(perf_packets "$out")" -v c="$perf_cpu_s" \
+    'BEGIN { if (c > 0) printf "%.0f", p / c; else print "-" }')"
   lab_log "$name round $round: flat out: $sent DISCOVERs, $acks ACKs in ${trial_s}s"
 }
 

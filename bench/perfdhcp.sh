@@ -7,15 +7,28 @@
 perf_cpu="0"           # CPU perfdhcp is pinned to ("-" = not pinned); the server gets the other
 perf_clients=100000    # distinct client MACs; fewer than the pool holds, so it never runs dry
 
-# perf_run OUT TIMEOUT_S ARGS...: one perfdhcp run; its whole report goes to OUT.
+# children_cpu_s FILE: user + system seconds of every child this shell has waited for, read
+# later from FILE. `times` must run in this shell, not in a $(...) subshell: a fork starts
+# its children's account at zero.
+children_cpu_s() { times >"$1"; }
+times_file_cpu_s() {
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.3f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
+
+# perf_run OUT TIMEOUT_S ARGS...: one perfdhcp run; its whole report goes to OUT, and its CPU
+# seconds (user + system; perfdhcp is the one process here doing real work) to perf_cpu_s.
 # Exit status 3 (some exchanges not completed) is a measurement, not a failure.
 perf_run() {
   local out=$1 limit_s=$2
   shift 2
   lab_prefix "$perf_cpu"
   local status=0
+  children_cpu_s "$lab_dir/times-before.txt"
   ip netns exec "$lab_client_ns" timeout -k 5 "$limit_s" "${lab_prefix_command[@]}" \
     perfdhcp -4 -l "$lab_client_if" "$@" >"$out" 2>&1 || status=$?
+  children_cpu_s "$lab_dir/times-after.txt"
+  perf_cpu_s=$(awk -v a="$(times_file_cpu_s "$lab_dir/times-before.txt")" \
+    -v b="$(times_file_cpu_s "$lab_dir/times-after.txt")" 'BEGIN { printf "%.3f", b - a }')
   if ((status != 0 && status != 3)); then
     lab_log "perfdhcp $* exited $status; see $out"
     tail -5 "$out" >&2
@@ -31,6 +44,11 @@ perf_stat() {
     /^\*\*\*/ { inside = 0 }
     inside && index($0, key ":") == 1 { split($0, kv, ": "); sub(/ .*/, "", kv[2]); print kv[2]; exit }
   ' "$1"
+}
+
+# perf_packets OUT: DHCP packets perfdhcp sent and received, all four kinds.
+perf_packets() {
+  awk '/^(sent|received) packets: / { n += $3 } END { print n + 0 }' "$1"
 }
 
 # perf_rate OUT: perfdhcp's own "Rate:" line, 4-way exchanges completed per second.
