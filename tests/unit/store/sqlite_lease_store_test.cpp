@@ -2,6 +2,7 @@
 // fencing across connections, and clear errors for files and faults it cannot work with.
 #include <sqlite3.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -146,6 +147,37 @@ TEST_F(SqliteLeaseStoreTest, FencingHoldsAcrossConnections) {
   const auto records = load_all(*first);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_TRUE(same_lease(newer, records[0]));
+}
+
+// The fencing condition is in the SQL, so it holds for another process too (say, a second
+// daemon started by mistake on the same file).
+TEST_F(SqliteLeaseStoreTest, FencingHoldsAcrossProcesses) {
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  const auto current = bound_lease(1, 10);
+  ASSERT_TRUE(store->commit(std::vector{current}).has_value());
+
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    // Exit codes: 0 stale refused and newer written, 1 unexpected results, 2 store error.
+    auto other = SqliteLeaseStore::open({.path = file()});
+    if (!other) ::_exit(2);
+    auto stale = bound_lease(2, 9);
+    stale.address = current.address;
+    auto newer = bound_lease(3, 11);
+    newer.address = bound_lease(4).address;
+    const auto results = (*other)->commit(std::vector{stale, newer});
+    if (!results) ::_exit(2);
+    ::_exit(*results == std::vector{WriteResult::StaleToken, WriteResult::Written} ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const auto records = load_all(*store);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_TRUE(same_lease(current, records[0]));
 }
 
 TEST_F(SqliteLeaseStoreTest, GarbageFileIsCorrupt) {
