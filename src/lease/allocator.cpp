@@ -30,7 +30,7 @@ void Allocator::add_pool(std::uint32_t subnet_id, Ipv4 first, Ipv4 last) {
   LANDLORD_ASSERT(at == pools_.end() || last < at->first);
   LANDLORD_ASSERT(at == pools_.begin() || std::prev(at)->last < first);
   const auto index = static_cast<std::size_t>(at - pools_.begin());
-  pools_.insert(at, Pool{subnet_id, first, last, FreeSet(static_cast<std::uint32_t>(size), true)});
+  pools_.insert(at, Pool{subnet_id, first, last, FreeSet(static_cast<std::uint32_t>(size), true), {}});
   // Pool indexes after the insertion point moved up by one.
   for (auto& [id, subnet] : subnets_) {
     for (auto& pool_index : subnet.pools) {
@@ -38,20 +38,30 @@ void Allocator::add_pool(std::uint32_t subnet_id, Ipv4 first, Ipv4 last) {
     }
   }
   subnets_[subnet_id].pools.push_back(index);
-  for (const std::uint32_t address : excluded_) {
-    if (first.to_uint() <= address && address <= last.to_uint()) {
-      pools_[index].clean.erase(address - first.to_uint());
-    }
+  Pool& pool = pools_[index];
+  for (auto it = std::lower_bound(excluded_.begin(), excluded_.end(), first.to_uint());
+       it != excluded_.end() && *it <= last.to_uint(); ++it) {
+    pool.clean.erase(*it - first.to_uint());
+    pool.excluded.push_back(*it);
   }
 }
 
 void Allocator::exclude(Ipv4 address) {
+  const auto insert_sorted = [](std::vector<std::uint32_t>& values, std::uint32_t value) {
+    const auto at = std::lower_bound(values.begin(), values.end(), value);
+    if (at == values.end() || *at != value) values.insert(at, value);
+  };
   if (Pool* pool = pool_of(address)) {
     pool->clean.erase(address.to_uint() - pool->first.to_uint());
     auto& affinity = subnets_[pool->subnet_id].affinity;
     std::erase_if(affinity, [&](const auto& entry) { return entry.second == address.to_uint(); });
+    insert_sorted(pool->excluded, address.to_uint());
   }
-  excluded_.insert(address.to_uint());
+  insert_sorted(excluded_, address.to_uint());
+}
+
+bool Allocator::excluded(Ipv4 address) const {
+  return std::binary_search(excluded_.begin(), excluded_.end(), address.to_uint());
 }
 
 const Allocator::Pool* Allocator::pool_of(Ipv4 address) const {
@@ -73,9 +83,12 @@ std::optional<std::uint32_t> Allocator::pool_subnet(Ipv4 address) const {
 }
 
 void Allocator::move(Ipv4 address, const Availability& before, const Availability& after) {
-  if (before == after || excluded(address)) return;
+  if (before == after) return;
   Pool* pool = pool_of(address);
-  if (pool == nullptr) return;
+  if (pool == nullptr ||
+      std::binary_search(pool->excluded.begin(), pool->excluded.end(), address.to_uint())) {
+    return;
+  }
   remove(*pool, address, before);
   add(*pool, address, after);
 }

@@ -130,6 +130,7 @@ LeaseTable::Slot LeaseTable::allocate_slot() {
   }
   LANDLORD_ASSERT(records_.size() < 0xfffffff0u);
   records_.emplace_back();
+  heap_positions_.push_back(kNotQueued);
   return static_cast<Slot>(records_.size() - 1);
 }
 
@@ -157,42 +158,43 @@ void LeaseTable::for_each(const std::function<void(const Lease&)>& visit) const 
 std::size_t LeaseTable::memory_bytes() const {
   return records_.capacity() * sizeof(Record) + free_slots_.capacity() * sizeof(Slot) +
          by_address_.bucket_bytes() + by_client_.bucket_bytes() +
-         deadlines_.capacity() * sizeof(Deadline);
+         deadlines_.capacity() * sizeof(Deadline) +
+         heap_positions_.capacity() * sizeof(std::uint32_t);
 }
 
 // --- deadline heap: positions are kept in the records so one entry can be re-sorted in place.
 
 void LeaseTable::set_deadline(Slot slot, std::optional<TimePoint> deadline) {
-  const std::uint32_t position = records_[slot].heap_position;
+  const std::uint32_t position = heap_positions_[slot];
   if (!deadline) {
     if (position == kNotQueued) return;
     const std::size_t last = deadlines_.size() - 1;
     if (position != last) heap_swap(position, last);
     deadlines_.pop_back();
-    records_[slot].heap_position = kNotQueued;
+    heap_positions_[slot] = kNotQueued;
     if (position < deadlines_.size()) {
       const Slot moved = deadlines_[position].slot;
       sift_up(position);
-      sift_down(records_[moved].heap_position);
+      sift_down(heap_positions_[moved]);
     }
     return;
   }
   const std::int64_t at = unix_ms(*deadline);
   if (position == kNotQueued) {
     deadlines_.push_back({at, slot});
-    records_[slot].heap_position = static_cast<std::uint32_t>(deadlines_.size() - 1);
+    heap_positions_[slot] = static_cast<std::uint32_t>(deadlines_.size() - 1);
     sift_up(deadlines_.size() - 1);
     return;
   }
   deadlines_[position].at_unix_ms = at;
   sift_up(position);
-  sift_down(records_[slot].heap_position);
+  sift_down(heap_positions_[slot]);
 }
 
 void LeaseTable::heap_swap(std::size_t a, std::size_t b) {
   std::swap(deadlines_[a], deadlines_[b]);
-  records_[deadlines_[a].slot].heap_position = static_cast<std::uint32_t>(a);
-  records_[deadlines_[b].slot].heap_position = static_cast<std::uint32_t>(b);
+  heap_positions_[deadlines_[a].slot] = static_cast<std::uint32_t>(a);
+  heap_positions_[deadlines_[b].slot] = static_cast<std::uint32_t>(b);
 }
 
 void LeaseTable::sift_up(std::size_t position) {

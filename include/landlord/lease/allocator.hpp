@@ -17,7 +17,6 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -43,7 +42,7 @@ class Allocator {
   void add_pool(std::uint32_t subnet_id, Ipv4 first, Ipv4 last);
   // Never handed out by pick(): reservations, the subnet's network and broadcast addresses.
   void exclude(Ipv4 address);
-  bool excluded(Ipv4 address) const { return excluded_.contains(address.to_uint()); }
+  bool excluded(Ipv4 address) const;
 
   // The subnet whose pool holds `address`, if any.
   std::optional<std::uint32_t> pool_subnet(Ipv4 address) const;
@@ -68,6 +67,7 @@ class Allocator {
     std::uint32_t subnet_id;
     Ipv4 first, last;
     FreeSet clean;
+    std::vector<std::uint32_t> excluded;  // sorted; a handful (reservations), so no hash set
   };
   struct SubnetPools {
     std::vector<std::size_t> pools;                       // indexes into pools_, in config order
@@ -80,7 +80,7 @@ class Allocator {
 
   std::vector<Pool> pools_;  // sorted by first address
   std::unordered_map<std::uint32_t, SubnetPools> subnets_;
-  std::unordered_set<std::uint32_t> excluded_;
+  std::vector<std::uint32_t> excluded_;  // sorted: exclusions made before their pool exists
 };
 
 }  // namespace landlord::lease

@@ -58,7 +58,6 @@ class LeaseTable {
   static constexpr std::uint32_t kNotQueued = 0xffffffffu;
   struct Record {
     Lease lease;
-    std::uint32_t heap_position = kNotQueued;
     bool in_use = false;
   };
   struct Deadline {
@@ -84,6 +83,9 @@ class LeaseTable {
   SlotIndex by_address_;
   SlotIndex by_client_;
   std::vector<Deadline> deadlines_;
+  // Each slot's position in deadlines_ (kNotQueued if none), apart from the records so that a
+  // sift touches 4-byte entries, not 184-byte records.
+  std::vector<std::uint32_t> heap_positions_;
   std::unordered_map<Slot, Lease> covered_;  // only while an offer hold covers a record
 };
 
