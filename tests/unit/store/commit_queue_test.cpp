@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "landlord/store/memory_lease_store.hpp"
+#include "landlord/store/sqlite_lease_store.hpp"
 #include "store_test_support.hpp"
 
 namespace landlord::store {
@@ -267,6 +268,41 @@ TEST(CommitQueue, DestructionDrains) {
   EXPECT_EQ(done.size(), 100u);
   EXPECT_EQ(store.inner().size(), 100u);
   for (const auto size : store.batch_sizes()) EXPECT_LE(size, 8u);
+}
+
+// The daemon's real pairing: producers on two threads, SQLite underneath. Whatever completed
+// as written is in the file when it is opened again.
+TEST(CommitQueue, WithSqliteEveryCompletedRecordIsDurable) {
+  testing::ScratchDirectory directory;
+  const auto path = (directory.path() / "leases.db").string();
+  constexpr std::uint32_t kPerProducer = 300;
+  Completions done;
+  {
+    auto sqlite = SqliteLeaseStore::open({.path = path});
+    ASSERT_TRUE(sqlite.has_value()) << sqlite.error().message;
+    CommitQueue queue(**sqlite, {.batch_max = 64, .batch_wait = 1ms});
+    const auto produce = [&](std::uint32_t first) {
+      for (std::uint32_t index = first; index < first + kPerProducer; ++index) {
+        while (!queue.submit({bound_lease(index)}, done.slot(index))) std::this_thread::yield();
+      }
+    };
+    std::thread producer(produce, 0);
+    produce(kPerProducer);
+    producer.join();
+    queue.shutdown();
+    const auto counters = queue.counters();
+    EXPECT_EQ(counters.records, 2 * kPerProducer);
+    EXPECT_EQ(counters.errors, 0u);
+    EXPECT_LE(counters.commits, 2 * kPerProducer);
+  }
+  ASSERT_EQ(done.size(), 2 * kPerProducer);
+  for (std::uint32_t index = 0; index < 2 * kPerProducer; ++index) {
+    ASSERT_TRUE(done[index].has_value()) << done[index].error().message;
+    EXPECT_EQ(*done[index], written(1));
+  }
+  auto reopened = SqliteLeaseStore::open({.path = path});
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().message;
+  EXPECT_EQ(testing::load_all(**reopened).size(), 2 * kPerProducer);
 }
 
 TEST(CommitQueueDeathTest, OfferedRecordStopsTheProcess) {
