@@ -1,0 +1,83 @@
+// landlord-sim's scenario files: every example loads, durations and windows parse, and mistakes
+// are reported with file:line:column.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "settings.hpp"
+
+namespace landlord::sim::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Durations, AcceptUnitsAndBareSeconds) {
+  EXPECT_EQ(parse_duration("250ms"), Duration{250});
+  EXPECT_EQ(parse_duration("4s"), Duration{4000});
+  EXPECT_EQ(parse_duration("5m"), Duration{300'000});
+  EXPECT_EQ(parse_duration("1h"), Duration{3'600'000});
+  EXPECT_EQ(parse_duration("20"), Duration{20'000});
+  EXPECT_EQ(parse_duration("0.5"), Duration{500});
+  for (const char* bad : {"", "s", "-1s", "4 s", "4x", "ms"}) EXPECT_FALSE(parse_duration(bad)) << bad;
+}
+
+TEST(Windows, AreFromPlusLength) {
+  const auto window = parse_window("30s+20s");
+  ASSERT_TRUE(window);
+  EXPECT_EQ(window->from, 30s);
+  EXPECT_EQ(window->length, 20s);
+  EXPECT_TRUE(window->contains(49s));
+  EXPECT_FALSE(window->contains(50s));
+  EXPECT_FALSE(parse_window("30s"));
+}
+
+TEST(Scenario, EveryExampleLoads) {
+  const std::filesystem::path directory =
+      std::filesystem::path{LANDLORD_SOURCE_DIR} / "config" / "scenarios";
+  std::size_t examples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator{directory}) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++examples;
+    Settings settings;
+    const auto loaded = load_scenario(entry.path().string(), settings);
+    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error());
+    EXPECT_GT(settings.workload.clients, 0u) << entry.path();
+  }
+  EXPECT_GE(examples, 3u);
+}
+
+TEST(Scenario, LabLifecycleValues) {
+  Settings settings;
+  ASSERT_TRUE(load_scenario(std::string{LANDLORD_SOURCE_DIR} + "/config/scenarios/lab-lifecycle.yaml", settings).has_value());
+  EXPECT_EQ(settings.workload.clients, 200u);
+  EXPECT_EQ(settings.workload.duration, 60s);
+  EXPECT_DOUBLE_EQ(settings.workload.vanish_fraction, 0.1);
+  ASSERT_TRUE(settings.workload.block_unicast);
+  EXPECT_EQ(settings.workload.block_unicast->from, 30s);
+  EXPECT_EQ(settings.retransmit_base, 1s);
+  EXPECT_EQ(settings.renew_minimum, 2s);
+}
+
+std::string error_for(const std::string& yaml) {
+  const std::string path = ::testing::TempDir() + "/scenario_test.yaml";
+  std::ofstream(path) << yaml;
+  Settings settings;
+  const auto loaded = load_scenario(path, settings);
+  return loaded ? std::string{} : loaded.error();
+}
+
+TEST(Scenario, MistakesNameTheirPlace) {
+  EXPECT_NE(error_for("clients: 10\nrate_per_s: 5\n").find("scenario_test.yaml:2:1: unknown key 'rate_per_s'"),
+            std::string::npos)
+      << error_for("clients: 10\nrate_per_s: 5\n");
+  EXPECT_NE(error_for("release: 1.5\n").find(":1:10: release must be a fraction"), std::string::npos)
+      << error_for("release: 1.5\n");
+  EXPECT_NE(error_for("duration: soon\n").find("duration must be a duration"), std::string::npos);
+  EXPECT_NE(error_for("block_unicast: 30s\n").find("FROM+LEN"), std::string::npos);
+  EXPECT_NE(error_for("clients: [1, 2]\n").find("must be a scalar"), std::string::npos);
+  EXPECT_NE(error_for("- a\n- b\n").find("a map of settings"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace landlord::sim::cli
