@@ -28,18 +28,16 @@ using Clock = std::chrono::steady_clock;
 
 struct Settings {
   std::filesystem::path directory = "/tmp";
-  double seconds = 3;                 // per commit measurement, at most
+  double seconds = 3;  // per commit measurement, at most
   std::uint32_t load_count = 1'000'000;
-  std::string only;                   // "commit", "queue" or "load": run just that part
+  std::string only;  // "commit", "queue" or "load": run just that part
 };
 
 lease::Lease sample_lease(std::uint32_t index, lease::FencingToken token) {
   lease::Lease record;
   record.address = Ipv4{Ipv4{10, 0, 0, 0}.to_uint() + index};
-  const std::uint8_t mac[] = {0x02, 0x00, static_cast<std::uint8_t>(index >> 24),
-                              static_cast<std::uint8_t>(index >> 16),
-                              static_cast<std::uint8_t>(index >> 8),
-                              static_cast<std::uint8_t>(index)};
+  const auto byte = [&](int shift) { return static_cast<std::uint8_t>(index >> shift); };
+  const std::uint8_t mac[] = {0x02, 0x00, byte(24), byte(16), byte(8), byte(0)};
   record.hardware = HardwareAddress{HardwareAddress::kEthernet, mac};
   record.client = ClientKey::from(record.client_id, record.hardware);
   record.hostname = "host-" + std::to_string(index);
@@ -96,10 +94,11 @@ void bench_batches(const Settings& settings, std::size_t batch_size) {
     ++transactions;
   }
   const double elapsed = seconds_since(start);
-  std::printf("commit batch=%-4zu %9.0f leases/s  %7.0f transactions(fsyncs)/s  %7.3f ms/commit"
-              "  (%llu leases in %.2f s)\n",
-              batch_size, records / elapsed, transactions / elapsed, 1e3 * elapsed / transactions,
-              static_cast<unsigned long long>(records), elapsed);
+  std::printf(
+      "commit batch=%-4zu %9.0f leases/s  %7.0f transactions(fsyncs)/s  %7.3f ms/commit"
+      "  (%llu leases in %.2f s)\n",
+      batch_size, records / elapsed, transactions / elapsed, 1e3 * elapsed / transactions,
+      static_cast<unsigned long long>(records), elapsed);
   sqlite.reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
 }
@@ -113,16 +112,16 @@ void bench_commit_queue(const Settings& settings) {
   std::uint64_t submitted = 0;
   const auto start = Clock::now();
   {
-    store::CommitQueue queue(*sqlite, {.batch_max = 256, .batch_wait = std::chrono::milliseconds{2},
-                                       .capacity_records = 4096});
+    store::CommitQueue queue(
+        *sqlite,
+        {.batch_max = 256, .batch_wait = std::chrono::milliseconds{2}, .capacity_records = 4096});
     constexpr std::uint64_t kMaxSubmissions = 1 << 20;
     while (seconds_since(start) < settings.seconds && submitted < kMaxSubmissions) {
       auto record = sample_lease(static_cast<std::uint32_t>(submitted), 1);
-      if (queue.submit({std::move(record)},
-                       [&](store::CommitQueue::Result result) {
-                         if (!result) fail(result.error());
-                         completed.fetch_add(1, std::memory_order_relaxed);
-                       })) {
+      if (queue.submit({std::move(record)}, [&](store::CommitQueue::Result result) {
+            if (!result) fail(result.error());
+            completed.fetch_add(1, std::memory_order_relaxed);
+          })) {
         ++submitted;
       } else {
         std::this_thread::sleep_for(std::chrono::microseconds{50});  // full: back off
@@ -131,11 +130,12 @@ void bench_commit_queue(const Settings& settings) {
     queue.shutdown();
     const double elapsed = seconds_since(start);
     const auto counters = queue.counters();
-    std::printf("commit queue (1-lease submissions, batch_max 256) %9.0f leases/s  %7.0f "
-                "transactions(fsyncs)/s  mean batch %.1f  (%llu leases in %.2f s)\n",
-                completed.load() / elapsed, counters.commits / elapsed,
-                static_cast<double>(counters.records) / static_cast<double>(counters.commits),
-                static_cast<unsigned long long>(completed.load()), elapsed);
+    std::printf(
+        "commit queue (1-lease submissions, batch_max 256) %9.0f leases/s  %7.0f "
+        "transactions(fsyncs)/s  mean batch %.1f  (%llu leases in %.2f s)\n",
+        completed.load() / elapsed, counters.commits / elapsed,
+        static_cast<double>(counters.records) / static_cast<double>(counters.commits),
+        static_cast<unsigned long long>(completed.load()), elapsed);
   }
   sqlite.reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
@@ -182,10 +182,11 @@ void bench_load(const Settings& settings) {
   auto loaded = sqlite.load([&](lease::Lease&& record) { records.push_back(std::move(record)); });
   if (!loaded) fail(loaded.error());
   elapsed = seconds_since(start);
-  std::printf("load   %zu leases into a vector: %.3f s wall, %.3f s CPU (%.0f leases/s, %.0f "
-              "ns/lease)\n",
-              records.size(), elapsed, cpu_seconds() - cpu_start, records.size() / elapsed,
-              1e9 * elapsed / records.size());
+  std::printf(
+      "load   %zu leases into a vector: %.3f s wall, %.3f s CPU (%.0f leases/s, %.0f "
+      "ns/lease)\n",
+      records.size(), elapsed, cpu_seconds() - cpu_start, records.size() / elapsed,
+      1e9 * elapsed / records.size());
   opened->reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
 }
@@ -209,14 +210,19 @@ int main(int argc, char** argv) {
   Settings settings;
   for (int index = 1; index + 1 < argc; index += 2) {
     const std::string_view option = argv[index];
-    if (option == "--dir") settings.directory = argv[index + 1];
-    else if (option == "--seconds") settings.seconds = std::atof(argv[index + 1]);
-    else if (option == "--only") settings.only = argv[index + 1];
-    else if (option == "--load-count")
-      settings.load_count = static_cast<std::uint32_t>(std::atol(argv[index + 1]));
-    else {
-      std::fprintf(stderr, "usage: store_bench [--dir DIR] [--seconds S] [--load-count N]"
-                           " [--only commit|queue|load]\n");
+    const char* value = argv[index + 1];
+    if (option == "--dir") {
+      settings.directory = value;
+    } else if (option == "--seconds") {
+      settings.seconds = std::atof(value);
+    } else if (option == "--only") {
+      settings.only = value;
+    } else if (option == "--load-count") {
+      settings.load_count = static_cast<std::uint32_t>(std::atol(value));
+    } else {
+      std::fprintf(stderr,
+                   "usage: store_bench [--dir DIR] [--seconds S] [--load-count N]"
+                   " [--only commit|queue|load]\n");
       return 2;
     }
   }

@@ -67,15 +67,14 @@ void CommitQueue::run() {
     if (pending_.empty()) return;  // stopping, and everything queued is committed
     if (previous_batch_full && !stopping_ && pending_records_ < options_.batch_max) {
       // Sustained load: a fuller batch costs this wait once and saves fsyncs after.
-      work_ready_.wait_for(lock, options_.batch_wait, [this] {
-        return pending_records_ >= options_.batch_max || stopping_;
-      });
+      work_ready_.wait_for(lock, options_.batch_wait,
+                           [this] { return pending_records_ >= options_.batch_max || stopping_; });
     }
     std::vector<Submission> batch;
     std::size_t record_count = 0;
     std::size_t cost = 0;
-    while (!pending_.empty() &&
-           (batch.empty() || record_count + pending_.front().records.size() <= options_.batch_max)) {
+    while (!pending_.empty() && (batch.empty() || record_count + pending_.front().records.size() <=
+                                                      options_.batch_max)) {
       record_count += pending_.front().records.size();
       cost += queue_cost(pending_.front().records);
       batch.push_back(std::move(pending_.front()));

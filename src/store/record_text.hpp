@@ -3,6 +3,7 @@
 // the file format, so store owns them rather than borrowing the log's to_string().
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 

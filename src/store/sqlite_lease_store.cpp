@@ -35,7 +35,8 @@ Expected<void, StoreError> configure_writer(sqlite3* db, std::string_view path) 
   Statement journal{raw};
   if (code == SQLITE_OK) code = sqlite3_step(journal.get());
   if (code != SQLITE_ROW) return unexpected(detail::sqlite_error(db, code, path, "enabling WAL"));
-  const std::string_view mode = reinterpret_cast<const char*>(sqlite3_column_text(journal.get(), 0));
+  const std::string_view mode =
+      reinterpret_cast<const char*>(sqlite3_column_text(journal.get(), 0));
   if (mode != "wal") {
     return unexpected(StoreError{StoreError::Kind::Io, "lease store " + std::string(path) +
                                                            ": journal_mode stayed '" +
@@ -54,9 +55,10 @@ void bind_text(sqlite3_stmt* statement, int index, const std::string& text) {
 
 std::string_view column_text(sqlite3_stmt* statement, int index) {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
-  return text == nullptr ? std::string_view{}
-                         : std::string_view{text, static_cast<std::size_t>(
-                                                      sqlite3_column_bytes(statement, index))};
+  return text == nullptr
+             ? std::string_view{}
+             : std::string_view{text,
+                                static_cast<std::size_t>(sqlite3_column_bytes(statement, index))};
 }
 
 // Rebuilds one record from a row of kSelectAllSql; the message says which column was bad.
@@ -109,11 +111,12 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
     const SqliteOptions& options) {
   const std::string& path = options.path;
   auto connection = std::make_unique<Connection>();
-  const int flags = (options.read_only ? SQLITE_OPEN_READONLY
-                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  const int flags =
+      (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   int code = sqlite3_open_v2(path.c_str(), &connection->db, flags, nullptr);
-  if (code != SQLITE_OK) return unexpected(detail::sqlite_error(connection->db, code, path, "opening"));
+  if (code != SQLITE_OK)
+    return unexpected(detail::sqlite_error(connection->db, code, path, "opening"));
   sqlite3_db_config(connection->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_busy_timeout(connection->db, static_cast<int>(options.busy_timeout.count()));
 
@@ -189,7 +192,8 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
     sqlite3_bind_int64(upsert, 10, record.lease_time.count());
     sqlite3_bind_int64(upsert, 11, record.renew_time.count());
     sqlite3_bind_int64(upsert, 12, record.rebind_time.count());
-    sqlite3_bind_text(upsert, 13, extension.data(), static_cast<int>(extension.size()), SQLITE_STATIC);
+    sqlite3_bind_text(upsert, 13, extension.data(), static_cast<int>(extension.size()),
+                      SQLITE_STATIC);
     sqlite3_bind_text(upsert, 14, client_key.data(), static_cast<int>(client_key.size()),
                       SQLITE_STATIC);
     code = sqlite3_step(upsert);
@@ -217,7 +221,8 @@ Expected<DurabilitySettings, StoreError> SqliteLeaseStore::durability() const {
     auto statement = detail::prepare(connection_->db, sql, path_);
     if (!statement) return unexpected(statement.error());
     const int code = sqlite3_step(statement->get());
-    if (code != SQLITE_ROW) return unexpected(detail::sqlite_error(connection_->db, code, path_, sql));
+    if (code != SQLITE_ROW)
+      return unexpected(detail::sqlite_error(connection_->db, code, path_, sql));
     if (settings.journal_mode.empty()) {
       settings.journal_mode = std::string(column_text(statement->get(), 0));
     } else {
@@ -234,10 +239,9 @@ Expected<void, StoreError> SqliteLeaseStore::load(
   while ((code = sqlite3_step(select_all)) == SQLITE_ROW) {
     auto record = decode_row(select_all);
     if (!record) {
-      StoreError error{StoreError::Kind::Corrupt,
-                       "lease store " + path_ + ": row for address '" +
-                           std::string(column_text(select_all, 0)) + "' has a bad " +
-                           record.error() + " value"};
+      StoreError error{StoreError::Kind::Corrupt, "lease store " + path_ + ": row for address '" +
+                                                      std::string(column_text(select_all, 0)) +
+                                                      "' has a bad " + record.error() + " value"};
       sqlite3_reset(select_all);
       return unexpected(std::move(error));
     }

@@ -49,8 +49,8 @@ Expected<FileIdentity, StoreError> identify(sqlite3* db, std::string_view path) 
   FileIdentity identity;
   // The first read of a file that is not SQLite fails here with SQLITE_NOTADB.
   sqlite3_stmt* raw = nullptr;
-  int code = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema ORDER BY name", -1, &raw,
-                                nullptr);
+  int code =
+      sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema ORDER BY name", -1, &raw, nullptr);
   if (code != SQLITE_OK) return unexpected(sqlite_error(db, code, path, "reading the schema"));
   const Statement objects{raw};
   while ((code = sqlite3_step(objects.get())) == SQLITE_ROW) {
@@ -77,19 +77,18 @@ Expected<void, StoreError> check_ours(const FileIdentity& identity, std::string_
     return unexpected(StoreError{
         StoreError::Kind::Foreign,
         where + "an SQLite database but not a landlord lease store (application_id " +
-            std::to_string(identity.application_id) + ", objects: " +
-            (identity.objects.empty() ? "none" : identity.objects) + ")"});
+            std::to_string(identity.application_id) +
+            ", objects: " + (identity.objects.empty() ? "none" : identity.objects) + ")"});
   }
   if (identity.user_version > SqliteLeaseStore::kSchemaVersion) {
-    return unexpected(StoreError{
-        StoreError::Kind::Foreign,
-        where + "schema version " + std::to_string(identity.user_version) +
-            " is newer than this build reads (" +
-            std::to_string(SqliteLeaseStore::kSchemaVersion) + ")"});
+    return unexpected(StoreError{StoreError::Kind::Foreign,
+                                 where + "schema version " + std::to_string(identity.user_version) +
+                                     " is newer than this build reads (" +
+                                     std::to_string(SqliteLeaseStore::kSchemaVersion) + ")"});
   }
   if (identity.user_version < 1) {
-    return unexpected(StoreError{StoreError::Kind::Corrupt,
-                                 where + "landlord file with no schema version"});
+    return unexpected(
+        StoreError{StoreError::Kind::Corrupt, where + "landlord file with no schema version"});
   }
   return {};
 }

@@ -18,7 +18,8 @@ StoreError::Kind error_kind(int code, int system_errno) {
     case SQLITE_LOCKED: return StoreError::Kind::Locked;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB: return StoreError::Kind::Corrupt;
-    case SQLITE_IOERR: return system_errno == ENOSPC ? StoreError::Kind::Full : StoreError::Kind::Io;
+    case SQLITE_IOERR:
+      return system_errno == ENOSPC ? StoreError::Kind::Full : StoreError::Kind::Io;
     case SQLITE_CANTOPEN:
       // A file or directory we may not write is an operator's read-only setup, not an I/O fault.
       if (system_errno == EROFS || system_errno == EACCES || system_errno == EPERM) {

@@ -25,9 +25,9 @@
 namespace landlord::store {
 
 struct CommitQueueOptions {
-  std::size_t batch_max = 256;                  // records per transaction at most
+  std::size_t batch_max = 256;                         // records per transaction at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
-  std::size_t capacity_records = 16384;         // queued and not yet committed; submit() refuses beyond
+  std::size_t capacity_records = 16384;  // queued and not yet committed; submit() refuses beyond
 };
 
 struct CommitQueueCounters {
@@ -77,9 +77,9 @@ class CommitQueue {
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
-  std::deque<Submission> pending_;        // guarded by mutex_
-  std::size_t pending_records_ = 0;       // guarded by mutex_; empty submissions count one
-  bool stopping_ = false;                 // guarded by mutex_
+  std::deque<Submission> pending_;   // guarded by mutex_
+  std::size_t pending_records_ = 0;  // guarded by mutex_; empty submissions count one
+  bool stopping_ = false;            // guarded by mutex_
 
   std::atomic<std::uint64_t> submissions_{0}, rejected_{0}, commits_{0}, records_{0}, errors_{0},
       last_batch_records_{0};

@@ -4,10 +4,19 @@
 #include <memory>
 
 #include "landlord/config/config.hpp"
+#include "landlord/store/commit_queue.hpp"
 #include "landlord/store/lease_store.hpp"
 
 namespace landlord::store {
 
 Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section);
+
+// The group-commit settings of the same section; the queue's capacity keeps its default.
+inline CommitQueueOptions commit_queue_options(const config::StoreSection& section) {
+  CommitQueueOptions options;
+  options.batch_max = section.batch_max;
+  options.batch_wait = section.batch_wait;
+  return options;
+}
 
 }  // namespace landlord::store

@@ -12,11 +12,11 @@
 namespace landlord::store {
 namespace {
 
+using lease::LeaseState;
 using testing::bound_lease;
 using testing::load_all;
 using testing::same_lease;
 using testing::ScratchDirectory;
-using lease::LeaseState;
 
 struct Backend {
   std::string name;
@@ -60,12 +60,11 @@ Backend sqlite_backend() {
   return Backend{
       .name = "sqlite",
       .persistent = true,
-      .open =
-          [](const std::filesystem::path& directory) -> std::unique_ptr<LeaseStore> {
-            auto store = SqliteLeaseStore::open({.path = directory / "leases.db"});
-            EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
-            return store ? std::move(*store) : nullptr;
-          },
+      .open = [](const std::filesystem::path& directory) -> std::unique_ptr<LeaseStore> {
+        auto store = SqliteLeaseStore::open({.path = directory / "leases.db"});
+        EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+        return store ? std::move(*store) : nullptr;
+      },
       // A trigger from another connection: SQLite itself aborts the statement mid-batch.
       .inject_fault =
           [](LeaseStore&, const std::filesystem::path& directory, Ipv4 address) {
@@ -101,9 +100,7 @@ class LeaseStoreConformance : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<LeaseStore> store_;
 };
 
-TEST_P(LeaseStoreConformance, FreshStoreLoadsNothing) {
-  EXPECT_TRUE(load_all(*store_).empty());
-}
+TEST_P(LeaseStoreConformance, FreshStoreLoadsNothing) { EXPECT_TRUE(load_all(*store_).empty()); }
 
 TEST_P(LeaseStoreConformance, EmptyBatchCommitsNothing) {
   EXPECT_TRUE(commit_ok({}).empty());
@@ -113,7 +110,8 @@ TEST_P(LeaseStoreConformance, EmptyBatchCommitsNothing) {
 TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   std::vector<lease::Lease> records;
   // Client id present and absent, hostname present and absent.
-  for (std::uint32_t index = 0; index < 6; ++index) records.push_back(bound_lease(index, index + 1));
+  for (std::uint32_t index = 0; index < 6; ++index)
+    records.push_back(bound_lease(index, index + 1));
   // Every persisted state and extension, odd times, extremes of the integer fields.
   auto released = bound_lease(10, 7);
   released.state = LeaseState::Released;
@@ -222,8 +220,8 @@ TEST_P(LeaseStoreConformance, BatchReportsEachRecordInOrder) {
   auto stale = bound_lease(2, 3);
   stale.hostname = "stale";
   const auto results = commit_ok({bound_lease(1, 1), stale, bound_lease(3, 1)});
-  EXPECT_EQ(results, (std::vector{WriteResult::Written, WriteResult::StaleToken,
-                                  WriteResult::Written}));
+  EXPECT_EQ(results,
+            (std::vector{WriteResult::Written, WriteResult::StaleToken, WriteResult::Written}));
   EXPECT_EQ(load_all(*store_).size(), 3u);
 }
 

@@ -1,5 +1,7 @@
 // What only the SQLite backend promises: durability settings, a schema operators can query,
 // fencing across connections, and clear errors for files and faults it cannot work with.
+#include "landlord/store/sqlite_lease_store.hpp"
+
 #include <sqlite3.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -10,7 +12,6 @@
 #include <fstream>
 
 #include "landlord/store/open_store.hpp"
-#include "landlord/store/sqlite_lease_store.hpp"
 #include "store_test_support.hpp"
 
 namespace landlord::store {
@@ -110,7 +111,7 @@ TEST_F(SqliteLeaseStoreTest, RunsWithWalAndSynchronousFull) {
 TEST_F(SqliteLeaseStoreTest, OperatorsReadTheLeasesTable) {
   auto store = open_ok();
   ASSERT_NE(store, nullptr);
-  auto with_id = bound_lease(2, 7);  // even index: has a client id; hostname "host-2"
+  auto with_id = bound_lease(2, 7);   // even index: has a client id; hostname "host-2"
   auto released = bound_lease(3, 8);  // no client id, no hostname
   released.state = lease::LeaseState::Released;
   ASSERT_TRUE(store->commit(std::vector{with_id, released}).has_value());
@@ -282,10 +283,11 @@ TEST_F(SqliteLeaseStoreTest, LockedDatabaseFailsTheBatchAndRecovers) {
   const std::vector batch{bound_lease(1), bound_lease(2)};
   {
     RawConnection other(file());
-    other.execute("BEGIN EXCLUSIVE; INSERT INTO leases (address, state, hwaddr, fencing_token,"
-                  " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms,"
-                  " rebind_time_ms, last_extension, client_key) VALUES ('198.18.9.9', 'bound',"
-                  " '', 1, 1, 1, 0, 0, 0, 0, 'none', '')");
+    other.execute(
+        "BEGIN EXCLUSIVE; INSERT INTO leases (address, state, hwaddr, fencing_token,"
+        " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms,"
+        " rebind_time_ms, last_extension, client_key) VALUES ('198.18.9.9', 'bound',"
+        " '', 1, 1, 1, 0, 0, 0, 0, 'none', '')");
     const auto locked = store->commit(batch);
     ASSERT_FALSE(locked.has_value());
     EXPECT_EQ(locked.error().kind, StoreError::Kind::Locked) << locked.error().message;
@@ -382,8 +384,8 @@ TEST_F(SqliteLeaseStoreTest, ReadOnlyDirectoryIsReadOnly) {
   if (::geteuid() != 0) {
     // Without root, permissions are the read-only setup an operator would make.
     std::filesystem::create_directory(where);
-    std::filesystem::permissions(where, std::filesystem::perms::owner_read |
-                                            std::filesystem::perms::owner_exec);
+    std::filesystem::permissions(
+        where, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     const auto error = open_error({.path = where / "leases.db"});
     EXPECT_EQ(error.kind, StoreError::Kind::ReadOnly) << error.message;
     std::filesystem::permissions(where, std::filesystem::perms::owner_all);

@@ -16,10 +16,8 @@ namespace landlord::store::testing {
 inline lease::Lease bound_lease(std::uint32_t index, lease::FencingToken token = 1) {
   lease::Lease record;
   record.address = Ipv4{Ipv4{198, 18, 0, 0}.to_uint() + index};
-  const std::uint8_t mac[] = {0x02, 0x00, static_cast<std::uint8_t>(index >> 24),
-                              static_cast<std::uint8_t>(index >> 16),
-                              static_cast<std::uint8_t>(index >> 8),
-                              static_cast<std::uint8_t>(index)};
+  const auto byte = [&](int shift) { return static_cast<std::uint8_t>(index >> shift); };
+  const std::uint8_t mac[] = {0x02, 0x00, byte(24), byte(16), byte(8), byte(0)};
   record.hardware = HardwareAddress{HardwareAddress::kEthernet, mac};
   if (index % 2 == 0) {
     const std::uint8_t id[] = {0x01, 0xaa, 0xbb, static_cast<std::uint8_t>(index)};
@@ -57,8 +55,8 @@ inline ::testing::AssertionResult same_lease(const lease::Lease& expected,
   field(expected.rebind_time == actual.rebind_time, "rebind_time");
   field(expected.fencing_token == actual.fencing_token, "fencing_token");
   if (differences.empty()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "lease " << expected.address.to_string()
-                                       << " differs in: " << differences;
+  return ::testing::AssertionFailure()
+         << "lease " << expected.address.to_string() << " differs in: " << differences;
 }
 
 inline std::vector<lease::Lease> load_all(LeaseStore& store) {
@@ -72,7 +70,8 @@ inline std::vector<lease::Lease> load_all(LeaseStore& store) {
 class ScratchDirectory {
  public:
   ScratchDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "landlord-store-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "landlord-store-XXXXXX").string();
     LANDLORD_ASSERT(::mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }
