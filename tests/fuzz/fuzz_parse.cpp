@@ -56,6 +56,38 @@ void check_invariants(const Message& message) {
   }
 }
 
+// Builds into `limit` bytes and checks what any limit must give: nothing written past it, a
+// message that parses, the same header and type, every option kept with its value in its order
+// (53 and 82 aside) or counted as omitted.
+struct Checked {
+  BuildResult result;
+  Message reparsed;
+};
+Checked build_and_check(const Message& message, std::span<std::uint8_t> buffer, std::size_t limit) {
+  constexpr std::uint8_t kSentinel = 0xa5;
+  std::fill(buffer.begin() + static_cast<std::ptrdiff_t>(limit), buffer.end(), kSentinel);
+  const auto built = build(message, buffer.first(limit));
+  LANDLORD_ASSERT(built.has_value());  // 53 (1 byte, checked by parse) always fits >= 244 bytes
+  LANDLORD_ASSERT(built->size <= limit);
+  LANDLORD_ASSERT(std::all_of(buffer.begin() + static_cast<std::ptrdiff_t>(limit), buffer.end(),
+                              [](std::uint8_t byte) { return byte == kSentinel; }));
+  const auto reparsed = parse(buffer.first(built->size));
+  LANDLORD_ASSERT(reparsed.has_value());
+  check_invariants(*reparsed);
+  LANDLORD_ASSERT(same_header(*reparsed, message));
+  LANDLORD_ASSERT(reparsed->type() == message.type());
+  LANDLORD_ASSERT(reparsed->options.size() + built->omitted == message.options.size());
+  for (const std::uint8_t code : reparsed->options.codes()) {
+    LANDLORD_ASSERT(same_value(reparsed->options, message.options, code));
+  }
+  Options kept;  // the original without what was omitted: order must match it
+  for (const std::uint8_t code : message.options.codes()) {
+    if (reparsed->options.has(code)) LANDLORD_ASSERT(kept.set(code, message.options.get(code)));
+  }
+  LANDLORD_ASSERT(order_kept_apart_from_53_and_82(kept, reparsed->options));
+  return {*built, *reparsed};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -67,39 +99,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   check_invariants(message);
 
-  std::array<std::uint8_t, kMaxPacketSize> buffer;
-  const auto built = build(message, buffer);
-  LANDLORD_ASSERT(built.has_value());  // 53 always fits in kMaxPacketSize
-  LANDLORD_ASSERT(built->size <= buffer.size());
-  const std::span<const std::uint8_t> bytes{buffer.data(), built->size};
-  const auto reparsed = parse(bytes);
-  LANDLORD_ASSERT(reparsed.has_value());
-  check_invariants(*reparsed);
+  // Smaller limits: option 57's minimum and the smallest buffer that holds 53 (with 52) and END.
+  std::array<std::uint8_t, kMaxPacketSize + 64> buffer;
+  (void)build_and_check(message, buffer, reply_size_limit(std::nullopt));
+  (void)build_and_check(message, buffer, 247);
 
-  LANDLORD_ASSERT(same_header(*reparsed, message));
-  LANDLORD_ASSERT(reparsed->options.size() + built->omitted == message.options.size());
-  for (const std::uint8_t code : reparsed->options.codes()) {
-    LANDLORD_ASSERT(same_value(reparsed->options, message.options, code));
-  }
-  LANDLORD_ASSERT(reparsed->type() == message.type());
-  if (built->omitted != 0) return 0;  // what was left out is counted; the rest was checked
-
-  LANDLORD_ASSERT(order_kept_apart_from_53_and_82(message.options, reparsed->options));
-  if (built->overload == 0) {
-    // Nothing moved but 82: the message comes back equal once 82 is put last.
+  // The largest limit: whatever parsed fits again unless RFC 3396 instances were packed tighter
+  // than build packs them; then the message comes back equal (82 put last, 53 first if overloaded).
+  const auto [built, reparsed] = build_and_check(message, buffer, kMaxPacketSize);
+  if (built.omitted != 0) return 0;
+  if (built.overload == 0) {
     Message expected = message;
     if (message.options.has(option::kRelayAgentInfo)) {
       expected.options.erase(option::kRelayAgentInfo);
       LANDLORD_ASSERT(expected.options.set(option::kRelayAgentInfo,
                                            message.options.get(option::kRelayAgentInfo)));
     }
-    LANDLORD_ASSERT(*reparsed == expected);
+    LANDLORD_ASSERT(reparsed == expected);
   }
 
   // Building the rebuilt message gives the same bytes: build is stable on its own output.
   std::array<std::uint8_t, kMaxPacketSize> again;
-  const auto rebuilt = build(*reparsed, again);
-  LANDLORD_ASSERT(rebuilt.has_value() && rebuilt->size == built->size);
-  LANDLORD_ASSERT(std::equal(bytes.begin(), bytes.end(), again.begin()));
+  const auto rebuilt = build(reparsed, again);
+  LANDLORD_ASSERT(rebuilt.has_value() && rebuilt->size == built.size);
+  LANDLORD_ASSERT(std::equal(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built.size),
+                             again.begin()));
   return 0;
 }

@@ -61,8 +61,9 @@ struct ParseError {
     BadHardwareLength,  // hlen > 16
     OptionOverrun,      // an option's length runs past the end of its field
     BadOverload,        // option 52 malformed or pointing at nothing
-    MissingEnd,         // options field ended without END (tolerated where RFC allows; see parse.cpp)
-    TooManyOptionBytes, // joined options exceed Options::kCapacityBytes
+    MissingEnd,         // an overloaded sname/file without END (the options field may lack it)
+    TooManyOptionBytes, // joined options exceed Options::kCapacityBytes (cannot happen within
+                        // kMaxPacketSize; kept so the bound is checked, not assumed)
     MissingMessageType, // no option 53, or its value is out of range
   };
   Kind kind;
@@ -79,7 +80,8 @@ std::string_view to_string(ParseError::Kind kind);
 // the packet; an overloaded sname/file must hold an END (RFC 2132 §9.3). Bytes after END are
 // ignored (they are padding).
 Expected<Message, ParseError> parse(std::span<const std::uint8_t> packet);
-// The same into a caller-owned Message, so a server loop reuses one buffer.
+// The same into a caller-owned Message, so a server loop reuses one buffer. On error `out` holds
+// a partial message and must not be used.
 std::optional<ParseError> parse_into(std::span<const std::uint8_t> packet, Message& out);
 
 struct BuildError {
