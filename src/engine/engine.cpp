@@ -129,14 +129,13 @@ struct Engine::State {
 
   // ---- allocation
 
-  bool reserved_for_another(const SubnetView& view, Ipv4 address, const ClientKey& client) const {
+  // Whether `address` is reserved for a client other than the sender of `message` (matched
+  // as reservations are: option 61 first, then chaddr).
+  static bool reserved_for_another(const SubnetView& view, Ipv4 address,
+                                   const wire::Message& message) {
     const config::Reservation* reservation = view.reservation_at(address);
-    if (reservation == nullptr) return false;
-    const ClientId reserved_id = reservation->client_id.value_or(ClientId{});
-    const HardwareAddress reserved_hardware = reservation->mac.value_or(HardwareAddress{});
-    if (!reserved_id.empty() && ClientKey::from(reserved_id, {}) == client) return false;
-    if (!reserved_hardware.empty() && ClientKey::from({}, reserved_hardware) == client) return false;
-    return true;
+    return reservation != nullptr &&
+           reservation != view.reservation_for(message.client_id(), message.hardware_address());
   }
 
   // A reserved address may go to its client unless someone else still holds it.
@@ -195,7 +194,7 @@ struct Engine::State {
     if (const auto* reservation = usable_reservation(view, message, client)) {
       return reservation->address == address;
     }
-    if (reserved_for_another(view, address, client)) return false;
+    if (reserved_for_another(view, address, message)) return false;
     if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
     if (!allocator.in_pool(view.id(), address)) return false;
     const Lease* record = table.find(address);
@@ -220,7 +219,7 @@ struct Engine::State {
     if (const auto hostname = message.options.get_text(option::kHostname)) {
       lease.hostname = std::string(*hostname);
     } else if (const auto* reservation = view.reservation_at(address);
-               reservation != nullptr && !reserved_for_another(view, address, client)) {
+               reservation != nullptr && !reserved_for_another(view, address, message)) {
       lease.hostname = reservation->hostname;
     }
     lease.subnet_id = view.id();
@@ -556,6 +555,15 @@ void Engine::for_each_lease(const std::function<void(const lease::Lease&)>& visi
 }
 
 const Counters& Engine::counters() const { return state_->counters; }
+
+std::vector<PoolUsage> Engine::pool_usage() const {
+  std::vector<PoolUsage> usage;
+  for (const SubnetView& view : state_->topology.subnets()) {
+    const auto counted = state_->allocator.usage(view.id());
+    usage.push_back({view.id(), counted.total, counted.clean, counted.affinity});
+  }
+  return usage;
+}
 
 std::string_view to_string(Route route) {
   switch (route) {

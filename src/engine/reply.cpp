@@ -121,10 +121,10 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
   if (request.options.has(option::kRelayAgentInfo)) {
     options.set(option::kRelayAgentInfo, request.options.get(option::kRelayAgentInfo));
   }
-  const auto max_size = request.options.get_u16(option::kMaxMessageSize);
-  reply.max_size = static_cast<std::uint16_t>(
-      std::clamp<std::uint32_t>(max_size.value_or(wire::kDefaultMaxMessageSize),
-                                wire::kDefaultMaxMessageSize, 1500));
+  constexpr std::uint16_t kLargestDatagram = 1500;  // Ethernet MTU: never fragment a reply
+  const auto datagram = std::min<std::uint16_t>(
+      request.options.get_u16(option::kMaxMessageSize).value_or(0), kLargestDatagram);
+  reply.max_size = static_cast<std::uint16_t>(wire::reply_size_limit(datagram));
   route(request, ingress, reply);
   return reply;
 }

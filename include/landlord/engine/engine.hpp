@@ -43,7 +43,11 @@ struct Reply {
   Route route = Route::Broadcast;
   Ipv4 destination;         // giaddr, ciaddr, 255.255.255.255 or yiaddr
   std::uint16_t port = kClientPort;
-  std::uint16_t max_size = wire::kDefaultMaxMessageSize;  // option 57 as the client allows
+  // The largest DHCP message (UDP payload) to build: option 57 clamped to [576, 1500] is the
+  // datagram the client accepts (RFC 2131 §2, RFC 2132 §9.10), less 28 bytes of IP and UDP
+  // headers, as wire::reply_size_limit() reads it. 548 without option 57; never over a
+  // 1500-byte MTU.
+  std::uint16_t max_size = wire::kDefaultMaxMessageSize - 28;
 };
 
 enum class EventKind : std::uint8_t {
@@ -63,6 +67,14 @@ struct Outcome {
   // Records that must be durable before `reply` leaves (empty for OFFER, NAK, INFORM, drops).
   std::vector<lease::Lease> mutations;
   Event event;
+};
+
+// One subnet's pool addresses by class (lease/allocator.hpp): for /metrics and the control API.
+struct PoolUsage {
+  std::uint32_t subnet_id = 0;
+  std::uint64_t total = 0;          // pool addresses, reserved ones included
+  std::uint64_t free_clean = 0;     // never used, or nobody's any more
+  std::uint64_t free_affinity = 0;  // free, but remembered as an expired or released client's
 };
 
 struct Counters {
@@ -97,6 +109,7 @@ class Engine {
   const lease::Lease* find(const ClientKey& client) const;
   void for_each_lease(const std::function<void(const lease::Lease&)>& visit) const;
   const Counters& counters() const;
+  std::vector<PoolUsage> pool_usage() const;  // one entry per configured subnet, in config order
 
  private:
   struct State;

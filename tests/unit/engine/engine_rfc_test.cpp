@@ -186,6 +186,22 @@ TEST(Rfc2131Section431, ReservationByClientIdentifierOutsideThePool) {
   EXPECT_EQ(offer.reply->message.yiaddr, (Ipv4{198, 18, 0, 20}));
 }
 
+TEST(Rfc2131Section431, ReservationByChaddrHoldsWhenTheClientAlsoSendsOption61) {
+  Harness harness;
+  auto discover = client_message(MessageType::Discover, 0x99);
+  discover.options.set(option::kClientId, std::vector<std::uint8_t>{1, 2, 0, 0, 0, 0, 0x99});
+  const Outcome offer = harness.send(discover);
+  ASSERT_EQ(reply_type(offer), MessageType::Offer);
+  EXPECT_EQ(offer.reply->message.yiaddr, (Ipv4{198, 18, 0, 150}));
+  auto request = client_message(MessageType::Request, 0x99);
+  request.options.set(option::kClientId, std::vector<std::uint8_t>{1, 2, 0, 0, 0, 0, 0x99});
+  request.options.set_ipv4(option::kServerId, kServerAddress);
+  request.options.set_ipv4(option::kRequestedAddress, Ipv4{198, 18, 0, 150});
+  const Outcome ack = harness.send(request);
+  ASSERT_EQ(reply_type(ack), MessageType::Ack);
+  EXPECT_EQ(ack.mutations.at(0).hostname, "printer");
+}
+
 TEST(Rfc2131Section431, OfferIsAnInMemoryHoldNotAMutation) {
   Harness harness;
   const Outcome offer = harness.discover(1);
@@ -509,6 +525,8 @@ TEST(Rfc2131Section432, SubnetLeaseTimesOverrideTheDefaults) {
   EXPECT_EQ(offer.options.get_u32(option::kRebindingTime), 525u);
 }
 
+// Option 57 is the datagram the client accepts (576 at least, RFC 2131 §2); the reply's DHCP
+// message leaves room for 28 bytes of IP and UDP headers and never exceeds a 1500-byte MTU.
 TEST(Rfc2132Section910, ReplySizeFollowsOption57WithinLimits) {
   Harness harness;
   const auto size_for = [&](std::optional<std::uint16_t> max) {
@@ -516,10 +534,11 @@ TEST(Rfc2132Section910, ReplySizeFollowsOption57WithinLimits) {
     if (max) discover.options.set_u16(option::kMaxMessageSize, *max);
     return harness.send(discover).reply->max_size;
   };
-  EXPECT_EQ(size_for(std::nullopt), 576);
-  EXPECT_EQ(size_for(300), 576);
-  EXPECT_EQ(size_for(1000), 1000);
-  EXPECT_EQ(size_for(9000), 1500);
+  EXPECT_EQ(size_for(std::nullopt), 548);
+  EXPECT_EQ(size_for(300), 548);
+  EXPECT_EQ(size_for(1000), 972);
+  EXPECT_EQ(size_for(1500), 1472);
+  EXPECT_EQ(size_for(9000), 1472);
 }
 
 // ------------------------------------------------------------ RFC 6842 client identifier echo

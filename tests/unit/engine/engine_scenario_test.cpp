@@ -243,3 +243,23 @@ TEST(Scenario, ReconfigureKeepsLeasesAndAppliesNewPools) {
 
 }  // namespace
 }  // namespace landlord::engine::testing
+
+namespace landlord::engine::testing {
+namespace {
+
+TEST(Scenario, PoolUsageCountsCleanAndAffinityAddresses) {
+  Harness harness;
+  harness.dora(1);
+  harness.dora(2);
+  harness.release(2, Ipv4{198, 18, 0, 101});
+  const auto usage = harness.engine.pool_usage();
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0].subnet_id, 1u);
+  EXPECT_EQ(usage[0].total, 100u);
+  EXPECT_EQ(usage[0].free_clean, 100u - 2 - 1);  // two used, one reserved (.150)
+  EXPECT_EQ(usage[0].free_affinity, 1u);
+  EXPECT_EQ(usage[1].free_clean, 4u);
+}
+
+}  // namespace
+}  // namespace landlord::engine::testing
