@@ -2,6 +2,7 @@
 // speaks from its own MAC, broadcasts what RFC 2131 §4.4.4 says to broadcast, unicasts RENEW
 // from its leased address, and answers ARP for that address so unicast replies reach it.
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -28,6 +29,8 @@ namespace landlord::sim {
 namespace {
 
 constexpr std::size_t kMaxFramesPerPoll = 1024;  // then let the fleet's timers run
+constexpr std::size_t kBatch = 64;
+constexpr std::size_t kSlotBytes = 1518;
 constexpr int kSocketBufferBytes = 8 << 20;
 
 frames::Mac mac_of(const HardwareAddress& hardware) {
@@ -65,34 +68,58 @@ class PacketTransport final : public Transport {
       endpoints.destination_mac = frames::kBroadcastMac;
     }
     frames::build_udp(endpoints, {payload_.data(), built->size}, frame_);
-    transmit(frame_);
+    queue(frame_);
   }
 
-  void flush() override {}
+  // One sendmmsg per batch: with a system call per frame, the kernel dominates the CPU time.
+  void flush() override {
+    std::size_t done = 0;
+    for (int stalls = 0; done < queued_ && stalls < 100;) {
+      std::array<mmsghdr, kBatch> headers{};
+      std::array<iovec, kBatch> vectors{};
+      const std::size_t count = queued_ - done;
+      for (std::size_t i = 0; i < count; ++i) {
+        vectors[i] = {out_[done + i].data(), out_size_[done + i]};
+        headers[i].msg_hdr.msg_iov = &vectors[i];
+        headers[i].msg_hdr.msg_iovlen = 1;
+      }
+      const int sent = ::sendmmsg(fd_, headers.data(), static_cast<unsigned>(count), 0);
+      if (sent > 0) {
+        done += static_cast<std::size_t>(sent);
+        continue;
+      }
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR) {
+        break;  // this batch is lost; the clients' retransmissions recover
+      }
+      ++stalls;
+      pollfd writable{fd_, POLLOUT, 0};
+      ::poll(&writable, 1, 1);
+    }
+    queued_ = 0;
+  }
 
   std::size_t poll(Duration timeout, const Receiver& receiver) override {
     pollfd readable{fd_, POLLIN, 0};
     if (::poll(&readable, 1, static_cast<int>(timeout.count())) <= 0) return 0;
     std::size_t received = 0;
-    for (std::size_t i = 0; i < kMaxFramesPerPoll; ++i) {
-      sockaddr_ll from{};
-      socklen_t from_length = sizeof(from);
-      const ssize_t size = ::recvfrom(fd_, in_.data(), in_.size(), MSG_DONTWAIT,
-                                      reinterpret_cast<sockaddr*>(&from), &from_length);
-      if (size <= 0) break;
-      if (from.sll_pkttype == PACKET_OUTGOING) continue;  // kernels without IGNORE_OUTGOING
-      const std::span<const std::uint8_t> frame{in_.data(), static_cast<std::size_t>(size)};
-      if (const auto request = frames::parse_arp_request(frame)) {
-        answer_arp(*request);
-        continue;
+    for (std::size_t batch = 0; batch < kMaxFramesPerPoll / kBatch; ++batch) {
+      std::array<mmsghdr, kBatch> headers{};
+      std::array<iovec, kBatch> vectors{};
+      std::array<sockaddr_ll, kBatch> sources{};
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        vectors[i] = {in_[i].data(), in_[i].size()};
+        headers[i].msg_hdr.msg_iov = &vectors[i];
+        headers[i].msg_hdr.msg_iovlen = 1;
+        headers[i].msg_hdr.msg_name = &sources[i];
+        headers[i].msg_hdr.msg_namelen = sizeof(sources[i]);
       }
-      const auto udp = frames::parse_udp(frame);
-      if (!udp || udp->endpoints.destination_port != frames::kDhcpClientPort) continue;
-      // The server's MAC, for unicasting RENEWs and RELEASEs to it without ARP.
-      if (!udp->endpoints.source.is_zero()) server_macs_[udp->endpoints.source] = udp->endpoints.source_mac;
-      if (pcap_) pcap_->write(frame);
-      receiver(udp->payload);
-      ++received;
+      const int count = ::recvmmsg(fd_, headers.data(), kBatch, MSG_DONTWAIT, nullptr);
+      if (count <= 0) break;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+        if (sources[i].sll_pkttype == PACKET_OUTGOING) continue;  // kernels without IGNORE_OUTGOING
+        received += handle({in_[i].data(), headers[i].msg_len}, receiver);
+      }
+      if (static_cast<std::size_t>(count) < kBatch) break;
     }
     return received;
   }
@@ -106,22 +133,32 @@ class PacketTransport final : public Transport {
   }
 
  private:
+  std::size_t handle(std::span<const std::uint8_t> frame, const Receiver& receiver) {
+    if (const auto request = frames::parse_arp_request(frame)) {
+      answer_arp(*request);
+      return 0;
+    }
+    const auto udp = frames::parse_udp(frame);
+    if (!udp || udp->endpoints.destination_port != frames::kDhcpClientPort) return 0;
+    // The server's MAC, for unicasting RENEWs and RELEASEs to it without ARP.
+    if (!udp->endpoints.source.is_zero()) server_macs_[udp->endpoints.source] = udp->endpoints.source_mac;
+    if (pcap_) pcap_->write(frame);
+    receiver(udp->payload);
+    return 1;
+  }
+
   void answer_arp(const frames::ArpRequest& request) {
     const auto owner = holder_of_(request.target);
     if (!owner) return;
-    const auto reply = frames::build_arp_reply(request, mac_of(*owner));
-    transmit(reply);
-    ++arp_answered_;
+    queue(frames::build_arp_reply(request, mac_of(*owner)));
   }
 
-  void transmit(std::span<const std::uint8_t> frame) {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      if (::send(fd_, frame.data(), frame.size(), 0) >= 0) break;
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR) break;
-      pollfd writable{fd_, POLLOUT, 0};
-      ::poll(&writable, 1, 1);
-    }
+  void queue(std::span<const std::uint8_t> frame) {
+    if (frame.size() > kSlotBytes) return;
+    std::copy(frame.begin(), frame.end(), out_[queued_].begin());
+    out_size_[queued_] = frame.size();
     if (pcap_) pcap_->write(frame);
+    if (++queued_ == kBatch) flush();
   }
 
   int fd_;
@@ -129,9 +166,11 @@ class PacketTransport final : public Transport {
   ArpOwner holder_of_;
   std::unordered_map<Ipv4, frames::Mac> server_macs_;
   std::array<std::uint8_t, wire::kMaxPacketSize> payload_{};
-  std::array<std::uint8_t, 9216> in_{};
+  std::array<std::array<std::uint8_t, 2048>, kBatch> in_{};
   std::vector<std::uint8_t> frame_;
-  std::size_t arp_answered_ = 0;
+  std::array<std::array<std::uint8_t, kSlotBytes>, kBatch> out_{};
+  std::array<std::size_t, kBatch> out_size_{};
+  std::size_t queued_ = 0;
 };
 
 }  // namespace
@@ -158,6 +197,17 @@ Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(const st
   ::setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &promiscuous, sizeof(promiscuous));
   const int yes = 1;
   ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &yes, sizeof(yes));
+  // Promiscuous on a busy link: let the kernel keep only what we read. This is
+  // `tcpdump -dd "arp or (ip and udp dst port 68)"` (frames up to 256 KiB).
+  static const std::array<sock_filter, 12> kFilter = {{
+      {0x28, 0, 0, 0x0000000c}, {0x15, 8, 0, 0x00000806}, {0x15, 0, 8, 0x00000800},
+      {0x30, 0, 0, 0x00000017}, {0x15, 0, 6, 0x00000011}, {0x28, 0, 0, 0x00000014},
+      {0x45, 4, 0, 0x00001fff}, {0xb1, 0, 0, 0x0000000e}, {0x48, 0, 0, 0x00000010},
+      {0x15, 0, 1, 0x00000044}, {0x6, 0, 0, 0x00040000}, {0x6, 0, 0, 0x00000000},
+  }};
+  const sock_fprog program{static_cast<unsigned short>(kFilter.size()),
+                           const_cast<sock_filter*>(kFilter.data())};
+  ::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof(program));
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSocketBufferBytes, sizeof(kSocketBufferBytes));
   ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSocketBufferBytes, sizeof(kSocketBufferBytes));
   return std::unique_ptr<Transport>(new PacketTransport(fd, interface, std::move(holder_of)));
