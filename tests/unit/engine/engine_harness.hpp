@@ -3,6 +3,8 @@
 // harness that drives the engine with a virtual clock.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 #include "landlord/engine/engine.hpp"
@@ -96,6 +98,18 @@ inline std::vector<std::uint8_t> codes(const wire::Message& message) {
   const auto span = message.options.codes();
   return {span.begin(), span.end()};
 }
+
+// A parameterised case's `name` as a GoogleTest name: letters and digits, '_' elsewhere.
+struct CaseName {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    std::string name = info.param.name;
+    for (char& c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    return name;
+  }
+};
 
 inline std::optional<MessageType> reply_type(const Outcome& outcome) {
   if (!outcome.reply) return std::nullopt;

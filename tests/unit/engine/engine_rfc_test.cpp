@@ -76,7 +76,8 @@ INSTANTIATE_TEST_SUITE_P(
         RoutingCase{"broadcast bit: broadcast", MessageType::Offer, {}, {}, true, false,
                     Route::Broadcast, kBroadcast, kClientPort},
         RoutingCase{"otherwise: to yiaddr at chaddr", MessageType::Offer, {}, {}, false, false,
-                    Route::DirectToClient, {}, kClientPort}));
+                    Route::DirectToClient, {}, kClientPort}),
+    CaseName());
 
 TEST(Rfc2131Section432, NakThroughARelaySetsTheBroadcastBit) {
   Harness harness;
@@ -164,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(
         AllocationCase{"requested address reserved for another: next free", 4,
                        Ipv4{198, 18, 0, 150}, Ipv4{198, 18, 0, 103}},
         AllocationCase{"no preference: lowest clean pool address", 4, std::nullopt,
-                       Ipv4{198, 18, 0, 103}}));
+                       Ipv4{198, 18, 0, 103}}),
+    CaseName());
 
 TEST(Rfc2131Section431, ReservedAddressInsideThePoolIsNeverHandedToAnotherClient) {
   config::Config config = make_config();
@@ -302,7 +304,8 @@ INSTANTIATE_TEST_SUITE_P(
         InitRebootCase{"unknown client, wrong link, not authoritative: silence", false, 9,
                        Ipv4{10, 1, 2, 3}, std::nullopt},
         InitRebootCase{"a second address for a client with a lease here: NAK", true, 1,
-                       Ipv4{198, 18, 0, 140}, MessageType::Nak}));
+                       Ipv4{198, 18, 0, 140}, MessageType::Nak}),
+    CaseName());
 
 struct ExtensionCase {
   const char* name;
@@ -346,7 +349,8 @@ INSTANTIATE_TEST_SUITE_P(
         ExtensionCase{"rebinding an unknown free address, authoritative: ACK", true, true, 2,
                       Ipv4{198, 18, 0, 140}, MessageType::Ack},
         ExtensionCase{"rebinding with an address of another link: NAK", true, true, 2,
-                      Ipv4{198, 18, 1, 100}, MessageType::Nak}));
+                      Ipv4{198, 18, 1, 100}, MessageType::Nak}),
+    CaseName());
 
 TEST(Rfc2131Section432, RenewingAndRebindingAreRecordedAsSuch) {
   Harness harness;
