@@ -1,0 +1,128 @@
+#include "packet_socket.hpp"
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace landlord::server {
+namespace {
+
+std::error_code last_error() { return {errno, std::generic_category()}; }
+
+sockaddr_in to_sockaddr(Ipv4 address, std::uint16_t port) {
+  sockaddr_in result{};
+  result.sin_family = AF_INET;
+  result.sin_addr.s_addr = htonl(address.to_uint());
+  result.sin_port = htons(port);
+  return result;
+}
+
+}  // namespace
+
+Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& io,
+                                                       const config::Endpoint& listen) {
+  namespace ip = boost::asio::ip;
+  boost::system::error_code error;
+  ip::udp::socket socket{io};
+  const ip::udp::endpoint endpoint{ip::address_v4{listen.address.to_uint()}, listen.port};
+  const auto fail = [&](std::string_view what) {
+    return unexpected(fmt::format("{} {}:{}: {}", what, listen.address.to_string(), listen.port,
+                                  error.message()));
+  };
+  if (socket.open(ip::udp::v4(), error)) return fail("cannot open a socket for");
+  if (socket.set_option(ip::udp::socket::reuse_address(true), error)) return fail("SO_REUSEADDR on");
+  if (socket.set_option(boost::asio::socket_base::broadcast(true), error)) return fail("SO_BROADCAST on");
+  const int on = 1;
+  if (setsockopt(socket.native_handle(), IPPROTO_IP, IP_PKTINFO, &on, sizeof on) != 0) {
+    error.assign(errno, boost::system::system_category());
+    return fail("IP_PKTINFO on");
+  }
+  if (socket.bind(endpoint, error)) return fail("cannot bind");
+  if (socket.non_blocking(true, error)) return fail("cannot make non-blocking");
+  return PacketSocket{std::move(socket)};
+}
+
+std::optional<Datagram> PacketSocket::receive(std::span<std::uint8_t> buffer,
+                                              std::error_code& error) {
+  sockaddr_in source{};
+  iovec vector{buffer.data(), buffer.size()};
+  alignas(cmsghdr) std::uint8_t control[CMSG_SPACE(sizeof(in_pktinfo))];
+  msghdr header{};
+  header.msg_name = &source;
+  header.msg_namelen = sizeof source;
+  header.msg_iov = &vector;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  const ssize_t received = recvmsg(socket_.native_handle(), &header, MSG_DONTWAIT);
+  if (received < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) error = last_error();
+    return std::nullopt;
+  }
+  Datagram datagram;
+  datagram.size = static_cast<std::size_t>(received);
+  datagram.truncated = (header.msg_flags & MSG_TRUNC) != 0;
+  datagram.source = Ipv4{ntohl(source.sin_addr.s_addr)};
+  datagram.source_port = ntohs(source.sin_port);
+  for (cmsghdr* message = CMSG_FIRSTHDR(&header); message != nullptr;
+       message = CMSG_NXTHDR(&header, message)) {
+    if (message->cmsg_level == IPPROTO_IP && message->cmsg_type == IP_PKTINFO) {
+      in_pktinfo info;
+      std::memcpy(&info, CMSG_DATA(message), sizeof info);
+      datagram.interface_index = static_cast<std::uint32_t>(info.ipi_ifindex);
+      datagram.header_destination = Ipv4{ntohl(info.ipi_addr.s_addr)};
+    }
+  }
+  return datagram;
+}
+
+std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,
+                                   const Destination& destination) {
+  sockaddr_in target = to_sockaddr(destination.address, destination.port);
+  iovec vector{const_cast<std::uint8_t*>(bytes.data()), bytes.size()};
+  alignas(cmsghdr) std::uint8_t control[CMSG_SPACE(sizeof(in_pktinfo))]{};
+  msghdr header{};
+  header.msg_name = &target;
+  header.msg_namelen = sizeof target;
+  header.msg_iov = &vector;
+  header.msg_iovlen = 1;
+  if (destination.interface_index != 0 || !destination.source_address.is_zero()) {
+    // The link to leave by (broadcasts and on-link unicasts) and our address on it.
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+    cmsghdr* message = CMSG_FIRSTHDR(&header);
+    message->cmsg_level = IPPROTO_IP;
+    message->cmsg_type = IP_PKTINFO;
+    message->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+    in_pktinfo info{};
+    info.ipi_ifindex = static_cast<int>(destination.interface_index);
+    info.ipi_spec_dst.s_addr = htonl(destination.source_address.to_uint());
+    std::memcpy(CMSG_DATA(message), &info, sizeof info);
+  }
+  if (sendmsg(socket_.native_handle(), &header, 0) < 0) return last_error();
+  return {};
+}
+
+std::error_code PacketSocket::install_arp_entry(Ipv4 address, const HardwareAddress& hardware,
+                                                const std::string& interface_name) {
+  arpreq request{};
+  const sockaddr_in protocol = to_sockaddr(address, 0);
+  std::memcpy(&request.arp_pa, &protocol, sizeof protocol);
+  request.arp_ha.sa_family = ARPHRD_ETHER;
+  std::memcpy(request.arp_ha.sa_data, hardware.bytes().data(),
+              std::min<std::size_t>(hardware.length(), sizeof request.arp_ha.sa_data));
+  request.arp_flags = ATF_COM;  // complete, not permanent: the kernel ages it out
+  std::strncpy(request.arp_dev, interface_name.c_str(), sizeof request.arp_dev - 1);
+  if (ioctl(socket_.native_handle(), SIOCSARP, &request) != 0) return last_error();
+  return {};
+}
+
+}  // namespace landlord::server

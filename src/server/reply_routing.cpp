@@ -1,0 +1,64 @@
+#include "landlord/server/reply_routing.hpp"
+
+#include <algorithm>
+
+namespace landlord::server {
+namespace {
+
+constexpr Cidr kLoopback{Ipv4{127, 0, 0, 0}, 8};
+
+bool attached_anywhere(const LinkTable& links, Ipv4 destination) {
+  return std::any_of(links.links().begin(), links.links().end(),
+                     [&](const Link& link) { return link.attaches(destination); });
+}
+
+Expected<Destination, RouteRefused> broadcast_on(const Link* ingress, std::uint16_t port) {
+  if (ingress == nullptr || ingress->loopback) {
+    return unexpected(RouteRefused{"broadcast needs the client's link, which is unknown"});
+  }
+  return Destination{kBroadcast, port, ingress->index, ingress->primary_address(), std::nullopt};
+}
+
+}  // namespace
+
+Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& reply,
+                                                        const Link* ingress,
+                                                        const LinkTable& links,
+                                                        const RouteTable& routes) {
+  const Ipv4 destination = reply.destination;
+  switch (reply.route) {
+    case engine::Route::Relay:
+      if (kLoopback.contains(destination) || attached_anywhere(links, destination) ||
+          routes.has_specific_route(destination)) {
+        return Destination{destination, reply.port, 0, Ipv4{}, std::nullopt};
+      }
+      return unexpected(RouteRefused{"relay agent is not reachable without a default route"});
+
+    case engine::Route::Ciaddr:
+      if (kLoopback.contains(destination) ||
+          (ingress != nullptr && ingress->attaches(destination))) {
+        return Destination{destination, reply.port, ingress != nullptr ? ingress->index : 0,
+                           Ipv4{}, std::nullopt};
+      }
+      return unexpected(RouteRefused{"ciaddr is not on a subnet of the ingress link"});
+
+    case engine::Route::Broadcast:
+      return broadcast_on(ingress, reply.port);
+
+    case engine::Route::DirectToClient: {
+      if (ingress == nullptr || !ingress->attaches(destination)) {
+        return unexpected(RouteRefused{"yiaddr is not on a subnet of the ingress link"});
+      }
+      const HardwareAddress hardware = reply.message.hardware_address();
+      if (hardware.type() != HardwareAddress::kEthernet || hardware.length() != 6) {
+        // No link-layer address we can put in the ARP table: broadcast, as §4.1 allows.
+        return broadcast_on(ingress, reply.port);
+      }
+      return Destination{destination, reply.port, ingress->index, ingress->primary_address(),
+                         hardware};
+    }
+  }
+  return unexpected(RouteRefused{"unknown route"});
+}
+
+}  // namespace landlord::server

@@ -1,0 +1,468 @@
+#include "landlord/server/server.hpp"
+
+#include <array>
+#include <csignal>
+#include <memory>
+#include <unordered_set>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "event_log.hpp"
+#include "landlord/config/loader.hpp"
+#include "landlord/engine/engine.hpp"
+#include "landlord/server/clock.hpp"
+#include "landlord/server/commit_pipeline.hpp"
+#include "landlord/server/links.hpp"
+#include "landlord/server/reply_routing.hpp"
+#include "landlord/store/commit_queue.hpp"
+#include "landlord/store/open_store.hpp"
+#include "packet_socket.hpp"
+#include "rate_limit.hpp"
+
+namespace landlord::server {
+
+void apply_overrides(config::Config& config, const ServerOptions& options) {
+  if (options.store_path) config.store.path = *options.store_path;
+  if (options.log_level) config.log.level = *options.log_level;
+}
+
+namespace {
+
+constexpr std::size_t kReclaimBatchMax = 256;       // records per reclaim() call
+constexpr std::size_t kReadsPerWakeup = 64;         // a burst never starves timers and signals
+constexpr auto kDrainLimit = std::chrono::seconds{10};
+constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
+
+Duration lease_time_of(const engine::Outcome& outcome) {
+  if (!outcome.mutations.empty()) return outcome.mutations.front().lease_time;
+  return Duration{0};
+}
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, config::Config config, ServerOptions options,
+         engine::Engine& engine, store::CommitQueue& queue, PacketSocket socket)
+      : io_(io),
+        config_(std::move(config)),
+        options_(std::move(options)),
+        engine_(engine),
+        committer_(queue),
+        pipeline_(io, committer_),
+        socket_(std::move(socket)),
+        expiry_timer_(io),
+        drain_timer_(io),
+        signals_(io, SIGTERM, SIGINT, SIGHUP) {
+    signals_.add(SIGUSR1);
+  }
+
+  Expected<void, std::string> start() {
+    refresh_links();
+    if (auto missing = resolve_interfaces(); !missing.empty()) {
+      return unexpected("interface " + missing + " from server.interfaces does not exist");
+    }
+    spdlog::info("serving on {}:{} ({})", config_.server.listen.address.to_string(),
+                 config_.server.listen.port,
+                 config_.server.interfaces.empty()
+                     ? std::string{"relayed traffic only"}
+                     : "interfaces " + fmt::format("{}", fmt::join(config_.server.interfaces, ", ")));
+    wait_for_signal();
+    wait_for_datagrams();
+    // Leases that ended while we were down are reclaimed at once: their deadline has passed.
+    rearm_expiry_timer();
+    return {};
+  }
+
+ private:
+  // ---- receiving -----------------------------------------------------------------------
+  void wait_for_datagrams() {
+    socket_.socket().async_wait(boost::asio::ip::udp::socket::wait_read,
+                                [this](const boost::system::error_code& error) {
+                                  if (error || draining_) return;
+                                  read_datagrams();
+                                  wait_for_datagrams();
+                                });
+  }
+
+  void read_datagrams() {
+    for (std::size_t i = 0; i < kReadsPerWakeup; ++i) {
+      std::error_code error;
+      auto datagram = socket_.receive(receive_buffer_, error);
+      if (error) {
+        spdlog::warn("receive failed: {}", error.message());
+        return;
+      }
+      if (!datagram) return;
+      handle_datagram(*datagram);
+    }
+  }
+
+  void handle_datagram(const Datagram& datagram) {
+    const std::span<const std::uint8_t> bytes{receive_buffer_.data(), datagram.size};
+    if (datagram.truncated) {
+      malformed_log_.log(spdlog::level::warn, "dropped an oversized datagram from {}",
+                         datagram.source.to_string());
+      return;
+    }
+    if (auto error = wire::parse_into(bytes, request_)) {
+      ++malformed_;
+      malformed_log_.log(spdlog::level::warn, "dropped a malformed packet from {}:{} ({} bytes): {} at byte {}",
+                         datagram.source.to_string(), datagram.source_port, datagram.size,
+                         wire::to_string(error->kind), error->offset);
+      return;
+    }
+    if (request_.op != wire::Op::BootRequest) return;
+    const Link* link = find_link(datagram.interface_index);
+    engine::Ingress ingress;
+    ingress.interface_index = datagram.interface_index;
+    ingress.source_address = datagram.source;
+    ingress.source_port = datagram.source_port;
+    if (link != nullptr) {
+      ingress.interface_name = link->name;
+      ingress.to_broadcast = link->is_broadcast_of(datagram.header_destination);
+      ingress.interface_address =
+          !ingress.to_broadcast && link->attaches(datagram.header_destination)
+              ? datagram.header_destination
+              : link->primary_address();
+    }
+    if (!accepts(request_, ingress)) {
+      spdlog::debug("ignored a direct {} from {} on link {}: not a served interface",
+                    request_.type() ? wire::to_string(*request_.type()) : "message",
+                    request_.hardware_address().to_string(), datagram.interface_index);
+      return;
+    }
+    spdlog::debug("received {} xid {:#010x} from {} {}:{} on {} to {}",
+                  wire::to_string(*request_.type()), request_.xid,
+                  request_.hardware_address().to_string(), datagram.source.to_string(),
+                  datagram.source_port, link != nullptr ? link->name : "?",
+                  datagram.header_destination.to_string());
+    engine::Outcome outcome = engine_.handle(request_, ingress, clock_.now());
+    dispatch(std::move(outcome), request_, datagram.interface_index);
+    rearm_expiry_timer();
+  }
+
+  // Relayed requests are served from anywhere; direct ones on the configured interfaces, plus
+  // unicast with ciaddr (a RENEWING client may reach us from any link).
+  bool accepts(const wire::Message& request, const engine::Ingress& ingress) const {
+    if (!request.giaddr.is_zero()) return true;
+    if (served_interfaces_.contains(ingress.interface_index)) return true;
+    return !ingress.to_broadcast && !request.ciaddr.is_zero();
+  }
+
+  // ---- deciding and replying -----------------------------------------------------------
+  void dispatch(engine::Outcome outcome, const wire::Message& request, std::uint32_t ingress_index) {
+    if (outcome.mutations.empty()) {
+      log_lease_event(outcome.event, request, lease_time_of(outcome), link_name(ingress_index));
+      if (outcome.reply) send_reply(*outcome.reply, ingress_index);
+      return;
+    }
+    // Commit-then-ack: the reply and the log line wait for the records to be durable.
+    auto pending = std::make_shared<PendingReply>(
+        PendingReply{std::move(outcome.reply), outcome.event, request, lease_time_of(outcome),
+                     ingress_index});
+    pipeline_.submit(std::move(outcome.mutations), [this, pending](CommitStatus status) {
+      on_durable(*pending, status);
+    });
+  }
+
+  struct PendingReply {
+    std::optional<engine::Reply> reply;
+    engine::Event event;
+    wire::Message request;
+    Duration lease_time;
+    std::uint32_t ingress_index;
+  };
+
+  void on_durable(const PendingReply& pending, CommitStatus status) {
+    switch (status) {
+      case CommitStatus::Durable:
+        log_lease_event(pending.event, pending.request, pending.lease_time,
+                        link_name(pending.ingress_index));
+        if (pending.reply) send_reply(*pending.reply, pending.ingress_index);
+        return;
+      case CommitStatus::StaleToken:
+        spdlog::warn("{} {} for {} not sent: the store holds a newer holder (stale fencing token)",
+                     engine::to_string(pending.event.kind), pending.event.address.to_string(),
+                     pending.request.hardware_address().to_string());
+        return;
+      case CommitStatus::Unavailable:
+        store_down_log_.log(spdlog::level::err,
+                            "{} {} for {} not acknowledged: the store is not accepting writes",
+                            engine::to_string(pending.event.kind),
+                            pending.event.address.to_string(),
+                            pending.request.hardware_address().to_string());
+        return;
+    }
+  }
+
+  void send_reply(const engine::Reply& reply, std::uint32_t ingress_index) {
+    const Link* ingress = find_link(ingress_index);
+    auto destination = resolve_destination(reply, ingress, links_, routes_);
+    if (!destination) {
+      ++unroutable_;
+      unroutable_log_.log(spdlog::level::warn, "dropped {} for {} ({} {}): {}",
+                          reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
+                          reply.message.hardware_address().to_string(), engine::to_string(reply.route),
+                          reply.destination.to_string(), destination.error().reason);
+      return;
+    }
+    const std::size_t limit = std::min<std::size_t>(send_buffer_.size(), reply.max_size);
+    auto built = wire::build(reply.message, std::span{send_buffer_.data(), limit});
+    if (!built) {
+      spdlog::error("cannot encode a reply for {} in {} bytes",
+                    reply.message.hardware_address().to_string(), limit);
+      return;
+    }
+    if (destination->arp_hardware && ingress != nullptr) {
+      if (auto error = socket_.install_arp_entry(destination->address, *destination->arp_hardware,
+                                                 ingress->name)) {
+        spdlog::warn("cannot add an ARP entry for {} on {}: {}; broadcasting instead",
+                     destination->address.to_string(), ingress->name, error.message());
+        destination = Destination{kBroadcast, reply.port, ingress->index, ingress->primary_address(),
+                                  std::nullopt};
+      }
+    }
+    if (auto error = socket_.send(std::span{send_buffer_.data(), built->size}, *destination)) {
+      spdlog::warn("send to {}:{} failed: {}", destination->address.to_string(), destination->port,
+                   error.message());
+      return;
+    }
+    spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
+                  reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
+                  reply.message.xid, destination->address.to_string(), destination->port,
+                  engine::to_string(reply.route), built->size);
+  }
+
+  // ---- expiry ---------------------------------------------------------------------------
+  void rearm_expiry_timer() {
+    if (draining_) return;
+    const auto deadline = engine_.next_deadline();
+    if (!deadline || (armed_deadline_ && *armed_deadline_ <= *deadline)) return;
+    armed_deadline_ = deadline;
+    expiry_timer_.expires_at(clock_.to_steady(*deadline));
+    expiry_timer_.async_wait([this](const boost::system::error_code& error) {
+      if (error) return;  // cancelled: re-armed earlier, or draining
+      armed_deadline_.reset();
+      reclaim();
+    });
+  }
+
+  void reclaim() {
+    if (draining_) return;
+    std::vector<lease::Lease> records = engine_.reclaim(clock_.now(), kReclaimBatchMax);
+    const bool more = records.size() >= kReclaimBatchMax;
+    if (!records.empty()) {
+      auto reclaimed = std::make_shared<std::vector<lease::Lease>>(records);
+      pipeline_.submit(std::move(records), [reclaimed](CommitStatus status) {
+        if (status != CommitStatus::Durable) return;  // logged by the pipeline; retried there
+        for (const lease::Lease& record : *reclaimed) log_reclaimed(record);
+      });
+    }
+    if (more) {
+      boost::asio::post(io_, [this] { reclaim(); });  // the next batch, after pending packets
+    } else {
+      rearm_expiry_timer();
+    }
+  }
+
+  // ---- signals, reload, drain -----------------------------------------------------------
+  void wait_for_signal() {
+    signals_.async_wait([this](const boost::system::error_code& error, int signal) {
+      if (error) return;
+      switch (signal) {
+        case SIGHUP: reload(); break;
+        case SIGUSR1: log_counters(); break;
+        default:
+          spdlog::info("received {}, draining", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+          drain();
+          return;
+      }
+      wait_for_signal();
+    });
+  }
+
+  void reload() {
+    auto loaded = config::load_file(options_.config_path);
+    if (!loaded) {
+      spdlog::error("reload of {} rejected; the running configuration stays:", options_.config_path);
+      for (const auto& error : loaded.error()) spdlog::error("  {}", error.to_string());
+      return;
+    }
+    config::Config config = std::move(loaded.value());
+    apply_overrides(config, options_);
+    if (config.server.listen.address != config_.server.listen.address ||
+        config.server.listen.port != config_.server.listen.port ||
+        config.server.interfaces != config_.server.interfaces ||
+        config.store.path != config_.store.path) {
+      spdlog::warn("reload: changes to server.listen, server.interfaces and store take effect "
+                   "only after a restart");
+      config.server = config_.server;
+      config.store = config_.store;
+    }
+    engine_.reconfigure(config);
+    config_ = std::move(config);
+    if (!options_.log_level) spdlog::set_level(spdlog::level::from_str(config_.log.level));
+    refresh_links();
+    (void)resolve_interfaces();
+    armed_deadline_.reset();
+    expiry_timer_.cancel();
+    rearm_expiry_timer();
+    spdlog::info("reloaded {}: {} subnets", options_.config_path, config_.subnets.size());
+  }
+
+  void drain() {
+    draining_ = true;
+    expiry_timer_.cancel();
+    socket_.socket().cancel();
+    signals_.cancel();
+    pipeline_.retry_now();
+    drain_started_ = std::chrono::steady_clock::now();
+    wait_for_drain();
+  }
+
+  void wait_for_drain() {
+    const bool done = pipeline_.in_flight() == 0 && pipeline_.backlog_size() == 0;
+    const bool out_of_time = std::chrono::steady_clock::now() - drain_started_ > kDrainLimit;
+    if (done || out_of_time) {
+      if (!done) {
+        spdlog::error("stopping with {} lease records not written (store failing)",
+                      pipeline_.backlog_size() + pipeline_.in_flight());
+      }
+      log_counters();
+      spdlog::info("stopped");
+      io_.stop();
+      return;
+    }
+    if (pipeline_.in_flight() == 0) pipeline_.retry_now();
+    drain_timer_.expires_after(std::chrono::milliseconds{20});
+    drain_timer_.async_wait([this](const boost::system::error_code&) { wait_for_drain(); });
+  }
+
+  void log_counters() const {
+    const engine::Counters& engine = engine_.counters();
+    const CommitPipelineCounters& commits = pipeline_.counters();
+    spdlog::info(
+        "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
+        "declines={} releases={} informs={} expirations={} ignored={} pool_exhausted={} "
+        "malformed={} unroutable={} commits={} records_written={} stale_refusals={} "
+        "store_failures={} dropped_store_down={}",
+        engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals,
+        engine.rebinds, engine.naks, engine.declines, engine.releases, engine.informs,
+        engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
+        commits.commits, commits.records_written, commits.stale_refusals, commits.store_failures,
+        commits.replies_dropped_store_down);
+  }
+
+  // ---- links ----------------------------------------------------------------------------
+  void refresh_links() {
+    links_ = LinkTable::scan();
+    routes_ = RouteTable::scan();
+    last_link_scan_ = std::chrono::steady_clock::now();
+  }
+
+  // Names from server.interfaces -> indices; returns the first name that does not exist.
+  std::string resolve_interfaces() {
+    served_interfaces_.clear();
+    std::string missing;
+    for (const std::string& name : config_.server.interfaces) {
+      const Link* link = links_.find(name);
+      if (link != nullptr) {
+        served_interfaces_.insert(link->index);
+      } else if (missing.empty()) {
+        missing = name;
+      }
+    }
+    return missing;
+  }
+
+  const Link* find_link(std::uint32_t index) {
+    const Link* link = links_.find(index);
+    if (link == nullptr && index != 0 &&
+        std::chrono::steady_clock::now() - last_link_scan_ > kLinkRescanInterval) {
+      refresh_links();  // a link that appeared since the last scan
+      (void)resolve_interfaces();
+      link = links_.find(index);
+    }
+    return link;
+  }
+
+  std::string_view link_name(std::uint32_t index) const {
+    const Link* link = links_.find(index);
+    return link != nullptr ? std::string_view{link->name} : std::string_view{"?"};
+  }
+
+  boost::asio::io_context& io_;
+  config::Config config_;
+  const ServerOptions options_;
+  Clock clock_;
+  engine::Engine& engine_;
+  CommitQueueCommitter committer_;
+  CommitPipeline pipeline_;
+  PacketSocket socket_;
+  boost::asio::steady_timer expiry_timer_;
+  boost::asio::steady_timer drain_timer_;
+  boost::asio::signal_set signals_;
+  std::optional<TimePoint> armed_deadline_;
+  LinkTable links_;
+  RouteTable routes_;
+  std::unordered_set<std::uint32_t> served_interfaces_;
+  std::chrono::steady_clock::time_point last_link_scan_{};
+  std::chrono::steady_clock::time_point drain_started_{};
+  bool draining_ = false;
+  std::uint64_t malformed_ = 0, unroutable_ = 0;
+  RateLimitedLog malformed_log_, unroutable_log_, store_down_log_;
+  // One receive and one send buffer for the whole run: no allocation per packet for I/O.
+  std::array<std::uint8_t, wire::kMaxPacketSize> receive_buffer_{};
+  std::array<std::uint8_t, wire::kMaxPacketSize> send_buffer_{};
+  wire::Message request_;
+};
+
+}  // namespace
+
+int run(config::Config config, const ServerOptions& options) {
+  apply_overrides(config, options);
+  auto opened = store::open_store(config.store);
+  if (!opened) {
+    spdlog::critical("cannot open the lease store: {}", opened.error().message);
+    return 1;
+  }
+  std::unique_ptr<store::LeaseStore> lease_store = std::move(opened.value());
+
+  // Start-up: every stored record back into memory before the first packet. Leases that ended
+  // while we were down are reclaimed as soon as the loop runs: their deadlines have passed.
+  engine::Engine engine{config};
+  std::size_t restored = 0;
+  auto loaded = lease_store->load([&](lease::Lease&& record) {
+    engine.restore(std::move(record));
+    ++restored;
+  });
+  if (!loaded) {
+    spdlog::critical("cannot load leases from the store: {}", loaded.error().message);
+    return 1;
+  }
+  spdlog::info("restored {} lease records from {}", restored, config.store.path);
+
+  boost::asio::io_context io;
+  auto socket = PacketSocket::open(io, config.server.listen);
+  if (!socket) {
+    spdlog::critical("{}", socket.error());
+    return 1;
+  }
+  store::CommitQueueOptions queue_options;
+  queue_options.batch_max = config.store.batch_max;
+  queue_options.batch_wait = config.store.batch_wait;
+  store::CommitQueue queue{*lease_store, queue_options};  // owns the store from here on
+  Server server{io, std::move(config), options, engine, queue, std::move(socket.value())};
+  if (auto started = server.start(); !started) {
+    spdlog::critical("{}", started.error());
+    return 1;
+  }
+  io.run();
+  queue.shutdown();
+  return 0;
+}
+
+}  // namespace landlord::server

@@ -1,0 +1,134 @@
+#include "landlord/server/reply_routing.hpp"
+
+#include <gtest/gtest.h>
+
+namespace landlord::server {
+namespace {
+
+constexpr Ipv4 kServer{198, 18, 0, 1};
+
+LinkTable lab_links() {
+  Link loopback{1, "lo", true, {{Ipv4{127, 0, 0, 1}, Cidr{Ipv4{127, 0, 0, 0}, 8}}}};
+  Link client_side{2, "ll-srv0", false, {{kServer, Cidr{Ipv4{198, 18, 0, 0}, 24}}}};
+  Link relay_side{3, "ll-srv1", false, {{Ipv4{198, 18, 1, 1}, Cidr{Ipv4{198, 18, 1, 0}, 24}}}};
+  return LinkTable{{loopback, client_side, relay_side}};
+}
+
+// A lab server namespace: connected routes and one route to the relayed subnet, plus (to prove
+// it is never used) a default route.
+RouteTable lab_routes() {
+  return RouteTable::parse_proc_net_route(
+      "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+      "eth9\t00000000\t0101A8C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n"
+      "ll-srv0\t000012C6\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+      "ll-srv1\t000112C6\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+      "ll-srv1\t000212C6\t020112C6\t0003\t0\t0\t0\t00FFFFFF\t0\t0\t0\n");
+}
+
+engine::Reply reply(engine::Route route, Ipv4 destination, std::uint16_t port = 68) {
+  engine::Reply result;
+  result.route = route;
+  result.destination = destination;
+  result.port = port;
+  result.message.op = wire::Op::BootReply;
+  result.message.htype = 1;
+  result.message.hlen = 6;
+  result.message.chaddr = {0x02, 0, 0, 0, 0, 0x10};
+  return result;
+}
+
+TEST(ReplyRouting, RelayOnLinkGoesToGiaddrAtTheGivenPort) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Relay, Ipv4{198, 18, 1, 2}, 67),
+                                         links.find(3u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, (Ipv4{198, 18, 1, 2}));
+  EXPECT_EQ(destination->port, 67);
+  EXPECT_EQ(destination->interface_index, 0u);
+  EXPECT_FALSE(destination->arp_hardware);
+}
+
+TEST(ReplyRouting, RelayBehindASpecificRouteIsReachable) {
+  auto links = lab_links();
+  EXPECT_TRUE(resolve_destination(reply(engine::Route::Relay, Ipv4{198, 18, 2, 1}, 67),
+                                  links.find(3u), links, lab_routes()));
+}
+
+TEST(ReplyRouting, RelayOnlyADefaultRouteReachesIsRefused) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Relay, Ipv4{192, 0, 2, 7}, 67),
+                                         links.find(3u), links, lab_routes());
+  EXPECT_FALSE(destination);
+}
+
+TEST(ReplyRouting, RelayOnLoopbackKeepsTheRelayPort) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Relay, Ipv4{127, 0, 0, 1}, 40067),
+                                         links.find(1u), links, RouteTable{});
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->port, 40067);
+}
+
+TEST(ReplyRouting, CiaddrOnTheIngressSubnetIsUnicastOutOfThatLink) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 0, 100}),
+                                         links.find(2u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, (Ipv4{198, 18, 0, 100}));
+  EXPECT_EQ(destination->port, 68);
+  EXPECT_EQ(destination->interface_index, 2u);
+}
+
+TEST(ReplyRouting, CiaddrOffTheIngressLinkIsRefusedEvenWhenRouted) {
+  auto links = lab_links();
+  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
+                                   links.find(3u), links, lab_routes()));
+  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{192, 0, 2, 1}),
+                                   links.find(2u), links, lab_routes()));
+}
+
+TEST(ReplyRouting, BroadcastLeavesByTheIngressLinkFromItsAddress) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Broadcast, kBroadcast),
+                                         links.find(2u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, kBroadcast);
+  EXPECT_EQ(destination->interface_index, 2u);
+  EXPECT_EQ(destination->source_address, kServer);
+}
+
+TEST(ReplyRouting, BroadcastWithoutAKnownLinkIsRefused) {
+  auto links = lab_links();
+  EXPECT_FALSE(resolve_destination(reply(engine::Route::Broadcast, kBroadcast), nullptr, links,
+                                   lab_routes()));
+}
+
+TEST(ReplyRouting, DirectToClientInstallsChaddrForYiaddr) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100}),
+                                         links.find(2u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, (Ipv4{198, 18, 0, 100}));
+  EXPECT_EQ(destination->interface_index, 2u);
+  ASSERT_TRUE(destination->arp_hardware);
+  EXPECT_EQ(destination->arp_hardware->to_string(), "02:00:00:00:00:10");
+}
+
+TEST(ReplyRouting, DirectToClientOffLinkIsRefused) {
+  auto links = lab_links();
+  EXPECT_FALSE(resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 5, 100}),
+                                   links.find(2u), links, lab_routes()));
+}
+
+TEST(ReplyRouting, DirectToClientWithoutAnEthernetAddressFallsBackToBroadcast) {
+  auto links = lab_links();
+  auto message = reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100});
+  message.message.htype = 6;  // IEEE 802: no ARP entry we can write
+  auto destination = resolve_destination(message, links.find(2u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, kBroadcast);
+  EXPECT_FALSE(destination->arp_hardware);
+}
+
+}  // namespace
+}  // namespace landlord::server
