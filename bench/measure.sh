@@ -13,6 +13,14 @@ cpu_us_per_dora() {
 # lost_pct SENT ACKS: share of DISCOVERs that never became an ACK.
 lost_pct() { awk -v s="$1" -v a="$2" 'BEGIN { if (s > 0) printf "%.3f", (s - a) * 100 / s; else print "100" }'; }
 
+# The steps bench/run takes per server, each on a fresh server.
+latency_server() { server_start "$1" && measure_latency "$1" && server_stop; }
+rss_server() { server_start "$1" && measure_rss "$1" && measure_restart "$1" && server_stop; }
+callgrind_server() {
+  server_start "$1" valgrind --tool=callgrind --callgrind-out-file="$lab_dir/$1.$((server_count + 1))/callgrind.out.%p" &&
+    measure_callgrind "$1" && server_stop
+}
+
 # REQUEST->ACK latency, drops and CPU at a fixed offered load (default 1,000 DORA/s).
 measure_latency() {
   local name=$1 out=$lab_dir/$1.$round.latency.txt
@@ -45,7 +53,11 @@ measure_latency() {
 # milliseconds at any rate.
 saturation_trial() {
   local name=$1 rate=$2 out=$lab_dir/$1.$round.trial-$2.txt
-  server_start "$name"
+  if ! server_start "$name"; then
+    server_stop
+    trial_verdict=fail trial_acks=0 trial_cpu_us=- trial_lost=100
+    return 0
+  fi
   local ticks_before ticks_after
   ticks_before=$(lab_cpu_ticks "$server_pid")
   perf_run "$out" $((trial_s + 30)) -r "$rate" -R "$perf_clients" -p "$trial_s"
@@ -104,7 +116,7 @@ measure_saturation() {
 # overloaded.
 measure_flat_out() {
   local name=$1 out=$lab_dir/$1.$round.flat-out.txt ticks_before ticks_after
-  server_start "$name"
+  server_start "$name" || return 1
   ticks_before=$(lab_cpu_ticks "$server_pid")
   perf_run "$out" $((trial_s + 30)) -R "$perf_clients" -p "$trial_s"
   ticks_after=$(lab_cpu_ticks "$server_pid")

@@ -77,6 +77,7 @@ report_print() {
     fi
     printf '%-48s %12s %12s %10s  %s%s\n' "$label" "$k" "$l" "$r" "$target" "$verdict"
   done
+  report_derived
   echo
   echo "per round (kea | landlord):"
   for row in "${report_rows[@]}"; do
@@ -90,6 +91,24 @@ report_print() {
   for note in ${report_notes[@]+"${report_notes[@]}"}; do
     echo "note: $note"
   done
+}
+
+# Issue #6's cross figures: landlord-sim against landlord over perfdhcp against Kea, and the
+# simulator's packets per CPU-second over perfdhcp's (both against landlord).
+report_derived() {
+  local sim_sat kea_sat sim_pps perf_pps
+  sim_sat=$(median landlord sim_saturation_dora_s)
+  kea_sat=$(median kea saturation_dora_s)
+  sim_pps=$(median landlord sim_packets_per_cpu_s)
+  perf_pps=$(median landlord perfdhcp_packets_per_cpu_s)
+  if [[ "$sim_sat" != - && "$kea_sat" != - ]]; then
+    awk -v s="$sim_sat" -v k="$kea_sat" 'BEGIN { if (k > 0) printf "%-48s %12s %12s %10.3g  >= 5%s\n", \
+      "DORA/s: perfdhcp on Kea, landlord-sim on ll", k, s, s / k, (s / k >= 5 ? " (met)" : " (NOT met)") }'
+  fi
+  if [[ "$sim_pps" != - && "$perf_pps" != - ]]; then
+    awk -v s="$sim_pps" -v p="$perf_pps" 'BEGIN { if (p > 0) printf "%-48s %12s %12s %10.3g  >= 3%s\n", \
+      "packets/CPU-s on landlord: perfdhcp, sim", p, s, s / p, (s / p >= 3 ? " (met)" : " (NOT met)") }'
+  fi
 }
 
 # The Google Benchmark micro-benchmarks, if any are built (owned by their modules).

@@ -19,6 +19,9 @@ server_start() {
   server_count=$((server_count + 1))
   server_dir=$lab_dir/$name.$server_count
   mkdir -p "$server_dir"
+  # A fresh server on a fresh link: forget the neighbour (ARP) entries the previous server
+  # left behind, or its clients' entries would crowd out this server's.
+  ip -n "$lab_server_ns" neigh flush all 2>/dev/null || true
   server_launch "$name" "$@"
   if ! lab_wait_udp67 "$server_pid" "$server_ready_timeout_s"; then
     lab_log "$name did not open UDP port 67 within ${server_ready_timeout_s}s; log:"
@@ -39,7 +42,7 @@ server_launch() {
   esac
 }
 
-server_stop() { lab_stop "$server_pid"; }
+server_stop() { [[ -n "${server_pid:-}" ]] && lab_stop "$server_pid"; server_pid=""; }
 
 kea_start() {
   sed -e "s|@IFACE@|$lab_server_if|" \
