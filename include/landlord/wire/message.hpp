@@ -90,12 +90,15 @@ struct BuildError {
 };
 
 // Writes `message` into `out`, never more than out.size() bytes (the caller passes
-// min(buffer, client's option 57, MTU)). Options go in their stored order, values longer than
-// 255 bytes split into several instances (RFC 3396). When they do not fit in the options field,
-// `file` then `sname` are overloaded (option 52). Option 82 is always written last (RFC 3046).
-// An option that fits nowhere is left out and counted in `omitted`; 53 must fit or it fails.
-// Short messages are padded to kMinMessageSize when out is large enough.
-// When overloading, 53 goes first after 52 and short options (<= 255 bytes) are never split.
+// min(buffer, reply_size_limit(client's option 57), MTU)). Options go in their stored order,
+// values longer than 255 bytes split into several instances (RFC 3396). Option 82 is written
+// last in the options field, right before END (RFC 3046). When the options do not fit the
+// options field, the empty `file` then `sname` fields are overloaded (option 52; a field holding
+// a name is never overwritten); then 53 goes first, and options of up to 255 bytes are placed
+// whole, in order, never going back to an earlier field. An option that fits nowhere is left
+// out and counted in `omitted`; 53 must fit or build fails. An option 52 in `message.options`
+// is ignored: build decides overloading. Short messages are zero-padded to kMinMessageSize when
+// out is large enough.
 struct BuildResult {
   std::size_t size = 0;
   std::size_t omitted = 0;

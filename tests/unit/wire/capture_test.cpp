@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,26 @@ TEST(Capture, HoldsSeventeenDhcpDatagrams) {
   for (const auto& datagram : datagrams()) {
     EXPECT_TRUE(datagram.destination_port == 67 || datagram.destination_port == 68);
   }
+}
+
+TEST(PcapReader, RefusesWhatIsNotAClassicPcap) {
+  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_SHARED_DIR "/testdata/captures/missing.pcap"),
+               std::runtime_error);
+  // The capture's README is a file, but not a pcap one.
+  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_SHARED_DIR "/testdata/captures/README.md"),
+               std::runtime_error);
+}
+
+TEST(PcapReader, ReportsAddressesAndPorts) {
+  const auto& discover = datagrams().at(0);
+  EXPECT_EQ(discover.source_address, 0u);
+  EXPECT_EQ(discover.destination_address, 0xffffffffu);
+  EXPECT_EQ(discover.source_port, 68);
+  EXPECT_EQ(discover.destination_port, 67);
+  const auto& offer = datagrams().at(1);
+  EXPECT_EQ(offer.source_address, kServer.to_uint());
+  EXPECT_EQ(offer.destination_address, Ipv4(198, 18, 0, 100).to_uint());
+  EXPECT_EQ(offer.source_port, 67);
 }
 
 class CaptureFrame : public ::testing::TestWithParam<FrameFacts> {
