@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Real clients against landlord in the namespace lab: ISC dhclient, dhcpcd and busybox udhcpc,
+# each in its own namespace on the served link, none asking for broadcast replies.
+#  1. each gets a lease from the pool (the server unicasts to a client with no address yet);
+#  2. each renews by unicast to the server near T1 (10 s of a 20 s lease): the store records
+#     last_extension = renewing, the log says renew, the capture shows the unicast REQUEST;
+#  3. with unicast to the server blocked in the client namespaces (a host route to an unused
+#     on-link address), each rebinds by broadcast near T2: the store records rebinding.
+# Usage: lab_clients.sh LANDLORD   (exit 77 = skipped: not root, no netns, clients missing)
+set -euo pipefail
+source "$(dirname "$0")/lab_lib.sh"
+
+clients=(dhclient dhcpcd udhcpc)
+
+inside() {
+  local namespaces=("$LAB_NS_CLIENT" "$LAB_NS_CLIENT1" "$LAB_NS_CLIENT2")
+  start_capture clients ll-srv0
+  local i
+  for i in 0 1 2; do "start_${clients[$i]}" "${clients[$i]}" "${namespaces[$i]}"; done
+
+  # 1. Leases from the pool, one per client, recorded as bound.
+  declare -A address
+  for i in 0 1 2; do
+    local name="${clients[$i]}" ns="${namespaces[$i]}"
+    wait_until 30 "$name to configure an address" has_address "$ns"
+    address[$name]="$(client_address "$ns")"
+    [[ "${address[$name]}" =~ ^198\.18\.0\.(1[0-9][0-9])$ ]] || fail "$name got ${address[$name]}, not from the pool"
+    wait_until 5 "bound lease for $name in the store" lease_state_is "${address[$name]}" bound
+    local mac
+    mac="$(link_mac "$ns")"
+    [[ "$(lease_row "${address[$name]}")" == "bound|$mac|"* ]] || fail "store row for $name: $(lease_row "${address[$name]}")"
+    log_has "info grant ${address[$name]} client $mac" || fail "no grant line for $name"
+    note "$name has ${address[$name]} ($mac)"
+  done
+  [[ "${address[dhclient]}" != "${address[dhcpcd]}" && "${address[dhcpcd]}" != "${address[udhcpc]}" &&
+     "${address[dhclient]}" != "${address[udhcpc]}" ]] || fail "two clients share an address"
+
+  # 2. Renewal by unicast near T1 (10 s).
+  for i in 0 1 2; do
+    local name="${clients[$i]}"
+    wait_until 25 "$name to renew (RENEWING)" lease_state_is "${address[$name]}" bound renewing
+    log_has "info renew ${address[$name]} " || fail "no renew line for $name"
+    note "$name renewed by unicast"
+  done
+  stop_capture clients
+  for i in 0 1 2; do
+    local name="${clients[$i]}"
+    read_capture clients "src host ${address[$name]} and dst host 198.18.0.1 and dst port 67" |
+      grep -q "DHCP-Message (53), length 1: Request" ||
+      fail "the capture shows no unicast REQUEST from $name (${address[$name]}) to 198.18.0.1"
+  done
+
+  # 3. Unicast to the server goes nowhere from now on: the next T1 passes unanswered and the
+  #    clients rebind by broadcast at T2 (17 s after their renewal).
+  for i in 0 1 2; do
+    ip -n "${namespaces[$i]}" route add 198.18.0.1/32 via 198.18.0.250 dev ll-cli0
+  done
+  start_capture rebind ll-srv0
+  for i in 0 1 2; do
+    local name="${clients[$i]}"
+    wait_until 40 "$name to rebind (REBINDING)" lease_state_is "${address[$name]}" bound rebinding
+    log_has "info rebind ${address[$name]} " || fail "no rebind line for $name"
+    note "$name rebound by broadcast"
+  done
+  stop_capture rebind
+  for i in 0 1 2; do
+    local name="${clients[$i]}"
+    read_capture rebind "src host ${address[$name]} and dst host 255.255.255.255 and dst port 67" |
+      grep -q "Request" || fail "the capture shows no broadcast REQUEST from $name"
+    [[ "$(client_address "${namespaces[$i]}")" == "${address[$name]}" ]] || fail "$name lost its address"
+  done
+  for name in "${clients[@]}"; do stop_client "$name"; done
+  echo "PASS: dhclient, dhcpcd and udhcpc got leases, renewed by unicast and rebound by broadcast"
+}
+
+if [[ "${1:-}" == inside ]]; then
+  inside
+else
+  lab_main "$1" "$(lab_config)" --clients 3
+fi
