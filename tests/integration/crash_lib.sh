@@ -1,0 +1,103 @@
+# Shared by the crash_*.sh durability tests (issue #4); sourced, not run.
+# The daemon runs on 127.0.0.1 on a free port of its own (tests run in parallel), with a work
+# directory per run. Only PIDs started here are ever signalled; the EXIT trap stops them.
+
+WORK=$(mktemp -d /tmp/landlord-"${TEST_NAME:-crash}".XXXXXX)
+SERVER_PID=""
+SERVER_LOG=""
+SERVER_GENERATION=0
+EXTRA_PIDS=()
+
+crash_cleanup() {
+  local pid
+  for pid in "${EXTRA_PIDS[@]}" $SERVER_PID; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -CONT "$pid" 2>/dev/null || true
+      kill -KILL "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  if declare -F test_cleanup >/dev/null; then test_cleanup; fi
+  if [[ ${KEEP_WORK:-0} == 1 ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap crash_cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
+
+# A UDP port on 127.0.0.1 nobody listens on (several tests and helpers share the machine).
+free_udp_port() {
+  local port tries
+  for tries in $(seq 200); do
+    port=$((20000 + (RANDOM * 7 + $$) % 40000))
+    if ! ss -Hlun "sport = :$port" | grep -q .; then echo "$port"; return 0; fi
+  done
+  return 1
+}
+
+# write_config FILE PORT DB LEASE_TIME POOL
+write_config() {
+  cat > "$1" <<YAML
+server:
+  listen: 127.0.0.1:$2
+store:
+  type: sqlite
+  path: $3
+lease:
+  time: $4
+  offer-hold: 5s
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [$5]
+    relays: [127.0.0.1]
+    options: {routers: [198.18.0.1]}
+log:
+  level: info
+YAML
+}
+
+# start_server CONFIG [extra landlord args...]: starts the daemon, waits until it serves
+# (bounded), sets SERVER_PID and SERVER_LOG (one log file per start).
+start_server() {
+  local config=$1; shift
+  SERVER_GENERATION=$((SERVER_GENERATION + 1))
+  SERVER_LOG=$WORK/server.$SERVER_GENERATION.log
+  "$LANDLORD" --config "$config" "$@" >"$SERVER_LOG" 2>&1 &
+  SERVER_PID=$!
+  wait_for_log "$SERVER_LOG" "serving on" 20 "$SERVER_PID" ||
+    fail "landlord did not start (log $SERVER_LOG): $(tail -5 "$SERVER_LOG")"
+}
+
+# wait_for_log FILE PATTERN SECONDS [PID]: true once PATTERN appears; false on timeout or when
+# PID exits first.
+wait_for_log() {
+  local file=$1 pattern=$2 seconds=$3 pid=${4:-} i
+  for i in $(seq $((seconds * 20))); do
+    grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    sleep 0.05
+  done
+  return 1
+}
+
+# stop_server: SIGTERM, bounded wait; echoes the exit status.
+stop_server() {
+  local status=0 i
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  for i in $(seq 200); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$SERVER_PID" 2>/dev/null && { kill -KILL "$SERVER_PID"; echo "landlord ignored SIGTERM"; }
+  wait "$SERVER_PID" || status=$?
+  SERVER_PID=""
+  return "$status"
+}
+
+crash_server() {
+  kill -KILL "$SERVER_PID"
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
+
+# The log's counters line, as the daemon prints it on SIGUSR1 and when stopping.
+counter() {  # counter LOG NAME
+  grep -o "counters: .*" "$1" | tail -1 | grep -o "\b$2=[0-9]*" | cut -d= -f2
+}

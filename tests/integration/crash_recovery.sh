@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue #4, restart recovery: leases that ended while the daemon was down are reclaimed at once
+# when it starts, counted, and their addresses are free again; leases still running survive.
+# A pool of 4 addresses is filled by 4 clients (20 s leases, as config/loopback.yaml); the
+# daemon is killed; the store is edited so that 2 of the leases ended an hour ago (the same as
+# the daemon being down for an hour); on restart those 2 must be expired within 2 s, counted,
+# and handed to 2 new clients, while the 2 others are still ACKed to their holders.
+# Usage: crash_recovery.sh path/to/landlord path/to/crash_client
+set -euo pipefail
+LANDLORD=${1:?usage: crash_recovery.sh landlord crash_client}
+CLIENT=${2:?usage: crash_recovery.sh landlord crash_client}
+TEST_NAME=crash_recovery
+source "$(dirname "$0")/crash_lib.sh"
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 shell"; exit 77; }
+
+PORT=$(free_udp_port) || fail "no free UDP port"
+DB=$WORK/leases.db
+write_config "$WORK/landlord.yaml" "$PORT" "$DB" 20s "198.18.1.10-198.18.1.13"
+SERVER=127.0.0.1:$PORT
+
+start_server "$WORK/landlord.yaml"
+"$CLIENT" dora --server "$SERVER" --ledger "$WORK/first.txt" --clients 4 --seed 11 --duration-s 10 \
+  >"$WORK/first.out" || fail "crash_client: $(cat "$WORK/first.out")"
+[[ $(wc -l <"$WORK/first.txt") -eq 4 ]] || fail "4 clients should fill the pool: $(cat "$WORK/first.out")"
+crash_server
+
+# Two of the four leases ended an hour ago; the other two run on.
+sort -k6,6 "$WORK/first.txt" >"$WORK/sorted.txt"
+head -2 "$WORK/sorted.txt" >"$WORK/ended.txt"
+tail -2 "$WORK/sorted.txt" >"$WORK/running.txt"
+ended=$(cut -d' ' -f6 "$WORK/ended.txt" | sed "s/.*/'&'/" | paste -sd,)
+sqlite3 -batch "$DB" "UPDATE leases SET granted_at_ms = granted_at_ms - 3600000 WHERE address IN ($ended);"
+past=$(sqlite3 -batch "$DB" "SELECT count(*) FROM leases WHERE state = 'bound' AND expires_at < strftime('%s', 'now');")
+[[ $past -eq 2 ]] || fail "crafting the store: $past bound leases in the past, expected 2"
+
+start_server "$WORK/landlord.yaml"
+for address in $(cut -d' ' -f6 "$WORK/ended.txt"); do
+  wait_for_log "$SERVER_LOG" "expire $address " 2 "$SERVER_PID" ||
+    fail "$address not expired within 2 s of start: $(tail -5 "$SERVER_LOG")"
+done
+kill -USR1 "$SERVER_PID"
+wait_for_log "$SERVER_LOG" "counters:" 5 "$SERVER_PID" || fail "no counters line after SIGUSR1"
+expirations=$(counter "$SERVER_LOG" expirations)
+[[ $expirations -eq 2 ]] || fail "expirations=$expirations after start, expected 2"
+states=$(sqlite3 -batch "$DB" "SELECT group_concat(state, ',') FROM (SELECT state FROM leases WHERE address IN ($ended));")
+[[ $states == expired,expired ]] || fail "store states of the ended leases: $states"
+
+# The expired addresses are free: two new clients get exactly them (the pool has no other).
+"$CLIENT" dora --server "$SERVER" --ledger "$WORK/second.txt" --clients 2 --seed 12 --duration-s 10 \
+  >"$WORK/second.out" || fail "crash_client: $(cat "$WORK/second.out")"
+[[ $(cut -d' ' -f6 "$WORK/second.txt" | sort | paste -sd' ') == "$(cut -d' ' -f6 "$WORK/ended.txt" | sort | paste -sd' ')" ]] ||
+  fail "new clients got $(cut -d' ' -f6 "$WORK/second.txt" | paste -sd' '), expected the expired $ended"
+# The running leases survived the crash and the restart; the ended ones are gone from their
+# former holders.
+"$CLIENT" check --server "$SERVER" --ledger "$WORK/running.txt" --expect ack >"$WORK/running.out" ||
+  fail "running leases not honoured: $(cat "$WORK/running.out")"
+"$CLIENT" check --server "$SERVER" --ledger "$WORK/ended.txt" --expect no-ack >"$WORK/ended.out" ||
+  fail "an expired lease was ACKed to its old holder: $(cat "$WORK/ended.out")"
+stop_server || fail "landlord exited non-zero on SIGTERM"
+
+echo "RESULT expired_while_down=2 expirations_counted=$expirations reused=2 running_kept=2" \
+     "old_holders_refused=$(grep -o 'naks=[0-9]*' "$WORK/ended.out")"
+echo "PASS: leases that ended while landlord was down were reclaimed at start and reused"
