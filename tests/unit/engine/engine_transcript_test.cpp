@@ -1,0 +1,235 @@
+// Golden transcripts (etcd raft's testdata style): each file in testdata/ is a list of
+// commands, each followed by "----" and the output it must produce, blocks separated by a
+// blank line. Time only moves with `advance`. With LANDLORD_REWRITE=1 the files are rewritten
+// with what the engine printed, to be reviewed in the diff like any other change.
+//
+//   discover client=N [requested=A] [relay=A] [broadcast]   DHCPDISCOVER
+//   select client=N address=A [server=A] [relay=A]          DHCPREQUEST (SELECTING)
+//   init-reboot client=N address=A [relay=A]                DHCPREQUEST (INIT-REBOOT)
+//   renew client=N address=A / rebind client=N address=A    DHCPREQUEST with ciaddr
+//   release client=N address=A / decline client=N address=A
+//   inform client=N address=A
+//   advance DURATION                                        time passes; reclaim runs
+//   leases                                                  the lease table, by address
+//   reconfigure pool=A-B                                    subnet 1's pool becomes A-B
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "engine_harness.hpp"
+#include "landlord/config/values.hpp"
+
+namespace landlord::engine::testing {
+namespace {
+
+struct Block {
+  std::string command;
+  std::string expected;
+};
+
+std::vector<Block> read_blocks(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::vector<Block> blocks;
+  std::string line;
+  Block block;
+  bool in_output = false;
+  const auto finish = [&] {
+    if (!block.command.empty()) blocks.push_back(block);
+    block = {};
+    in_output = false;
+  };
+  while (std::getline(file, line)) {
+    if (!in_output && (line.empty() || line[0] == '#')) continue;
+    if (!in_output && line == "----") {
+      in_output = true;
+    } else if (in_output && line.empty()) {
+      finish();
+    } else if (in_output) {
+      block.expected += line + "\n";
+    } else {
+      block.command = line;
+    }
+  }
+  finish();
+  return blocks;
+}
+
+class Transcript {
+ public:
+  std::string run(const std::string& command_line) {
+    std::istringstream words(command_line);
+    std::string command;
+    words >> command;
+    std::map<std::string, std::string> arguments;
+    std::string word;
+    std::vector<std::string> bare;
+    while (words >> word) {
+      const auto equals = word.find('=');
+      if (equals == std::string::npos) {
+        bare.push_back(word);
+      } else {
+        arguments[word.substr(0, equals)] = word.substr(equals + 1);
+      }
+    }
+    const auto address = [&](const std::string& name) { return *Ipv4::parse(arguments.at(name)); };
+    const auto client = [&] {
+      return static_cast<std::uint8_t>(std::stoi(arguments.at("client")));
+    };
+
+    if (command == "advance") {
+      const auto by = config::parse_duration(bare.at(0));
+      EXPECT_TRUE(by.has_value()) << command_line;
+      std::string out;
+      for (const lease::Lease& record : harness_.advance(*by)) out += write_line(record);
+      return out.empty() ? "nothing due\n" : out;
+    }
+    if (command == "reconfigure") {
+      const std::string range = arguments.at("pool");
+      const auto dash = range.find('-');
+      config::Config config = make_config();
+      config.subnets[0].pools = {{*Ipv4::parse(range.substr(0, dash)),
+                                  *Ipv4::parse(range.substr(dash + 1))}};
+      harness_.engine.reconfigure(config);
+      return "ok\n";
+    }
+    if (command == "leases") {
+      std::map<std::uint32_t, std::string> lines;
+      harness_.engine.for_each_lease([&](const lease::Lease& record) {
+        lines[record.address.to_uint()] = lease_line(record);
+      });
+      std::string out;
+      for (const auto& [_, text] : lines) out += text;
+      return out.empty() ? "no leases\n" : out;
+    }
+
+    wire::Message message;
+    Ingress ingress = local_broadcast();
+    if (command == "discover") {
+      message = client_message(MessageType::Discover, client());
+      if (arguments.contains("requested")) {
+        message.options.set_ipv4(option::kRequestedAddress, address("requested"));
+      }
+    } else if (command == "select" || command == "init-reboot") {
+      message = client_message(MessageType::Request, client());
+      message.options.set_ipv4(option::kRequestedAddress, address("address"));
+      if (command == "select") {
+        message.options.set_ipv4(option::kServerId, arguments.contains("server")
+                                                         ? address("server")
+                                                         : kServerAddress);
+      }
+    } else if (command == "renew" || command == "rebind") {
+      message = client_message(MessageType::Request, client());
+      message.ciaddr = address("address");
+      if (command == "renew") ingress = local_unicast(message.ciaddr);
+    } else if (command == "release" || command == "inform") {
+      message = client_message(command == "release" ? MessageType::Release : MessageType::Inform,
+                               client());
+      message.ciaddr = address("address");
+      if (command == "release") message.options.set_ipv4(option::kServerId, kServerAddress);
+      ingress = local_unicast(message.ciaddr);
+    } else if (command == "decline") {
+      message = client_message(MessageType::Decline, client());
+      message.options.set_ipv4(option::kRequestedAddress, address("address"));
+      message.options.set_ipv4(option::kServerId, kServerAddress);
+    } else {
+      ADD_FAILURE() << "unknown command: " << command_line;
+      return {};
+    }
+    if (arguments.contains("relay")) {
+      message.giaddr = address("relay");
+      ingress = from_relay(message.giaddr);
+    }
+    if (std::find(bare.begin(), bare.end(), "broadcast") != bare.end()) {
+      message.flags = wire::kBroadcastFlag;
+    }
+    return outcome_lines(harness_.send(message, ingress));
+  }
+
+ private:
+  std::string relative(TimePoint time) const {
+    const Duration offset = time - kStart;
+    return offset < Duration{0} ? "-" + config::format_duration(-offset)
+                                : "+" + config::format_duration(offset);
+  }
+
+  std::string lease_line(const lease::Lease& record) const {
+    std::string line = record.address.to_string() + " " + std::string(to_string(record.state));
+    line += record.client.empty() ? " client=none" : " client=" + record.hardware.to_string();
+    line += " token=" + std::to_string(record.fencing_token);
+    if (record.state != lease::LeaseState::Offered) line += " ends=" + relative(record.expires_at());
+    if (record.last_extension != lease::Extension::None) {
+      line += " by=" + std::string(to_string(record.last_extension));
+    }
+    return line + "\n";
+  }
+
+  std::string write_line(const lease::Lease& record) const { return "write " + lease_line(record); }
+
+  std::string outcome_lines(const Outcome& outcome) const {
+    std::string out;
+    if (outcome.reply) {
+      const wire::Message& reply = outcome.reply->message;
+      out += std::string(wire::to_string(*reply.type())) + " " + reply.yiaddr.to_string() + " to " +
+             std::string(to_string(outcome.reply->route)) + " " +
+             outcome.reply->destination.to_string() + ":" + std::to_string(outcome.reply->port);
+      if (const auto lease_time = reply.options.get_u32(option::kLeaseTime)) {
+        out += " lease=" + std::to_string(*lease_time) + "s t1=" +
+               std::to_string(reply.options.get_u32(option::kRenewalTime).value_or(0)) + "s t2=" +
+               std::to_string(reply.options.get_u32(option::kRebindingTime).value_or(0)) + "s";
+      }
+      if (reply.broadcast()) out += " broadcast-bit";
+      if (const auto text = reply.options.get_text(option::kMessage)) {
+        out += " \"" + std::string(*text) + "\"";
+      }
+      out += "\n";
+    } else {
+      out += "silent: " + std::string(outcome.event.reason) + "\n";
+    }
+    for (const lease::Lease& record : outcome.mutations) out += write_line(record);
+    return out;
+  }
+
+  Harness harness_;
+};
+
+class GoldenTranscript : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenTranscript, MatchesTheEngine) {
+  const std::filesystem::path path =
+      std::filesystem::path(LANDLORD_SOURCE_DIR) / "tests/unit/engine/testdata" / GetParam();
+  const bool rewrite = std::getenv("LANDLORD_REWRITE") != nullptr;
+  Transcript transcript;
+  std::string rewritten;
+  for (const Block& block : read_blocks(path)) {
+    const std::string actual = transcript.run(block.command);
+    if (!rewrite) {
+      EXPECT_EQ(actual, block.expected) << GetParam() << ": " << block.command;
+    }
+    rewritten += block.command + "\n----\n" + actual + "\n";
+  }
+  if (rewrite) {
+    // Keep the file's leading comment; everything else is regenerated.
+    std::ifstream in(path);
+    std::string header, line;
+    while (std::getline(in, line) && line.rfind('#', 0) == 0) header += line + "\n";
+    std::ofstream(path) << header << (header.empty() ? "" : "\n") << rewritten;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, GoldenTranscript,
+                         ::testing::Values("dora.txt", "renew_rebind_expire.txt",
+                                           "affinity.txt", "exhaustion.txt", "decline.txt",
+                                           "fencing.txt", "relay.txt"),
+                         [](const auto& file) {
+                           std::string name = file.param.substr(0, file.param.find('.'));
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace landlord::engine::testing
