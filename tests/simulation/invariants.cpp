@@ -1,0 +1,150 @@
+#include "invariants.hpp"
+
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace landlord::simulation {
+
+namespace {
+
+constexpr std::size_t kKeptFindings = 50;
+// The auditor's allowance for the server rounding lease starts to whole seconds.
+constexpr Duration kRoundingGrace = std::chrono::seconds(1);
+
+std::string hex(const std::string& bytes) {
+  std::string text;
+  for (const char byte : bytes) text += fmt::format("{:02x}", static_cast<std::uint8_t>(byte));
+  return text;
+}
+
+bool holds_lease(sim::ClientState state) {
+  return state == sim::ClientState::Bound || state == sim::ClientState::Renewing ||
+         state == sim::ClientState::Rebinding;
+}
+
+bool same_record(const lease::Lease& a, const lease::Lease& b) {
+  return a.address == b.address && a.client == b.client && a.state == b.state &&
+         a.fencing_token == b.fencing_token && a.granted_at == b.granted_at &&
+         a.lease_time == b.lease_time;
+}
+
+}  // namespace
+
+std::string describe(const lease::Lease& lease) {
+  return fmt::format("{{{} client={} {} token={} granted={} ms lease={} ms}}",
+                     lease.address.to_string(), hex(lease.client.raw()), to_string(lease.state),
+                     lease.fencing_token, unix_ms(lease.granted_at), lease.lease_time.count());
+}
+
+ClientKey key_of(const sim::Client& client) {
+  return ClientKey::from(client.identity().client_id, client.identity().hardware);
+}
+
+void Invariants::report(TimePoint at, std::string_view rule, std::string detail) {
+  ++count_;
+  if (findings_.size() < kKeptFindings) {
+    findings_.push_back({at, std::string(rule), std::move(detail)});
+  }
+}
+
+void Invariants::on_commit(std::span<const lease::Lease> batch,
+                           std::span<const store::WriteResult> results, TimePoint now) {
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const lease::Lease& record = batch[i];
+    if (results[i] == store::WriteResult::StaleToken) {
+      report(now, "stale-token-write",
+             fmt::format("the engine wrote {} behind the store's token", describe(record)));
+      continue;
+    }
+    const auto [it, first] = highest_token_.try_emplace(record.address, record.fencing_token);
+    if (!first && record.fencing_token < it->second) {
+      report(now, "token-decreased",
+             fmt::format("the store took {} after token {}", describe(record), it->second));
+    }
+    if (!first && record.fencing_token > it->second) it->second = record.fencing_token;
+  }
+}
+
+void Invariants::check_engine(const engine::Engine& engine, TimePoint now) {
+  std::unordered_set<Ipv4> addresses;
+  std::unordered_map<std::string, Ipv4> bound_by_client;  // key raw + subnet
+  engine.for_each_lease([&](const lease::Lease& lease) {
+    if (!addresses.insert(lease.address).second) {
+      report(now, "table-duplicate-address",
+             fmt::format("the table lists {} twice", lease.address.to_string()));
+    }
+    if (lease.state != lease::LeaseState::Bound) return;
+    const std::string client = fmt::format("{}/{}", hex(lease.client.raw()), lease.subnet_id);
+    if (const auto [it, first] = bound_by_client.try_emplace(client, lease.address); !first) {
+      report(now, "client-bound-twice",
+             fmt::format("client {} holds {} and {}", client, it->second.to_string(),
+                         lease.address.to_string()));
+    }
+    const lease::Lease* indexed = engine.find(lease.client);
+    if (indexed == nullptr || indexed->address != lease.address) {
+      report(now, "client-index-mismatch",
+             fmt::format("{} is bound but find(client) gives {}", describe(lease),
+                         indexed == nullptr ? std::string("nothing") : describe(*indexed)));
+    }
+    if (lease.expires_at() < now) {
+      report(now, "engine-overdue-bound",
+             fmt::format("{} still bound {} ms after its expiry", describe(lease),
+                         (now - lease.expires_at()).count()));
+    }
+  });
+}
+
+void Invariants::check_engine_matches_store(const engine::Engine& engine,
+                                            const StoreSnapshot& store, TimePoint now) {
+  engine.for_each_lease([&](const lease::Lease& lease) {
+    if (lease.state == lease::LeaseState::Offered) return;  // a hold: memory only
+    const auto stored = store.find(lease.address);
+    if (stored == store.end() || !same_record(stored->second, lease)) {
+      report(now, "engine-store-mismatch",
+             fmt::format("engine has {}, store has {}", describe(lease),
+                         stored == store.end() ? std::string("nothing")
+                                               : describe(stored->second)));
+    }
+  });
+  for (const auto& [address, record] : store) {
+    if (engine.find(address) == nullptr) {
+      report(now, "engine-store-mismatch",
+             fmt::format("store has {}, the engine nothing", describe(record)));
+    }
+  }
+}
+
+void Invariants::check_client_leases_durable(const sim::Fleet& fleet, const StoreSnapshot& store,
+                                             TimePoint now) {
+  for (std::size_t index = 0; index < fleet.client_count(); ++index) {
+    const sim::Client& client = fleet.client(static_cast<sim::ClientIndex>(index));
+    if (!holds_lease(client.state()) || now >= client.lease_expiry()) continue;
+    const auto stored = store.find(client.address());
+    const bool durable = stored != store.end() && stored->second.client == key_of(client) &&
+                         stored->second.state == lease::LeaseState::Bound &&
+                         stored->second.expires_at() + kRoundingGrace >= client.lease_expiry();
+    if (!durable) {
+      report(now, "acked-lease-lost",
+             fmt::format("client {} ({}) holds {} until {} ms; the store has {}", index,
+                         to_string(client.state()), client.address().to_string(),
+                         unix_ms(client.lease_expiry()),
+                         stored == store.end() ? std::string("nothing")
+                                               : describe(stored->second)));
+    }
+  }
+}
+
+void Invariants::check_store_expiry(const StoreSnapshot& store, TimePoint now) {
+  for (const auto& [address, record] : store) {
+    const bool timed = record.state == lease::LeaseState::Bound ||
+                       record.state == lease::LeaseState::Declined;
+    if (timed && record.expires_at() + expiry_slack_ < now) {
+      report(now, "store-overdue",
+             fmt::format("{} is {} ms past its expiry in the store", describe(record),
+                         (now - record.expires_at()).count()));
+    }
+  }
+}
+
+}  // namespace landlord::simulation

@@ -1,0 +1,66 @@
+#pragma once
+// The server-side half of the checks. The fleet's auditor judges the server from its replies
+// alone; these look inside: the engine's table, the durable store, and how the two relate to
+// what the clients were told. Each rule has a short name that failing runs print.
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "landlord/engine/engine.hpp"
+#include "landlord/sim/fleet.hpp"
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::simulation {
+
+struct Finding {
+  TimePoint at;
+  std::string rule;
+  std::string detail;
+};
+
+// The store's records by address, as load() streams them.
+using StoreSnapshot = std::map<Ipv4, lease::Lease>;
+
+std::string describe(const lease::Lease& lease);
+ClientKey key_of(const sim::Client& client);
+
+class Invariants {
+ public:
+  // `expiry_slack`: how long a bound record may outlive its expiry in the store (a reclaim
+  // pass, a commit, a server restart in between).
+  explicit Invariants(Duration expiry_slack) : expiry_slack_(expiry_slack) {}
+
+  // Every commit: the engine never writes a stale token, and per address tokens never
+  // go backwards in the store.
+  void on_commit(std::span<const lease::Lease> batch, std::span<const store::WriteResult> results,
+                 TimePoint now);
+  // The table alone: one record per address, one live lease per client and subnet, the
+  // by-client index agrees with the records, nothing bound past its expiry.
+  void check_engine(const engine::Engine& engine, TimePoint now);
+  // With nothing waiting to commit: the engine holds exactly what the store holds (offer
+  // holds aside: they live in memory only).
+  void check_engine_matches_store(const engine::Engine& engine, const StoreSnapshot& store,
+                                  TimePoint now);
+  // Nothing acknowledged is lost: a client holding a lease (ACKed, unexpired) finds it in the
+  // store, bound to it, on the same address, running at least as long as the client thinks.
+  void check_client_leases_durable(const sim::Fleet& fleet, const StoreSnapshot& store,
+                                   TimePoint now);
+  // Leases nobody renews (vanished clients) end in the store within lease time + slack.
+  void check_store_expiry(const StoreSnapshot& store, TimePoint now);
+
+  void report(TimePoint at, std::string_view rule, std::string detail);
+  const std::vector<Finding>& findings() const { return findings_; }
+  std::size_t count() const { return count_; }
+
+ private:
+  Duration expiry_slack_;
+  std::unordered_map<Ipv4, lease::FencingToken> highest_token_;
+  std::vector<Finding> findings_;  // the first few, in order
+  std::size_t count_ = 0;
+};
+
+}  // namespace landlord::simulation

@@ -1,0 +1,480 @@
+#include "simulator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "landlord/store/memory_lease_store.hpp"
+#include "landlord/store/sqlite_lease_store.hpp"
+#include "landlord/wire/message.hpp"
+
+namespace landlord::simulation {
+
+namespace {
+
+const TimePoint kEpoch = time_from_unix_ms(1'800'000'000'000);
+constexpr std::size_t kReclaimPassesPerInstant = 100'000;  // beyond this the engine is stuck
+
+void add(engine::Counters& total, const engine::Counters& more) {
+  total.discovers += more.discovers;
+  total.offers += more.offers;
+  total.requests += more.requests;
+  total.grants += more.grants;
+  total.renewals += more.renewals;
+  total.rebinds += more.rebinds;
+  total.naks += more.naks;
+  total.declines += more.declines;
+  total.releases += more.releases;
+  total.informs += more.informs;
+  total.expirations += more.expirations;
+  total.ignored += more.ignored;
+  total.pool_exhausted += more.pool_exhausted;
+}
+
+void earliest(std::optional<TimePoint>& next, std::optional<TimePoint> candidate) {
+  if (candidate && (!next || *candidate < *next)) next = candidate;
+}
+
+}  // namespace
+
+// The fleet's Sink: every client transmission enters the network here.
+class Simulator::ClientSide final : public sim::Sink {
+ public:
+  explicit ClientSide(Simulator& simulator) : simulator_(simulator) {}
+  void send(sim::Transmission& transmission) override {
+    simulator_.on_client_transmission(transmission);
+  }
+
+ private:
+  Simulator& simulator_;
+};
+
+Simulator::Simulator(SimulationOptions options)
+    : options_([&] {
+        options.workload.seed = sim::derive_seed(options.seed, 0x3041);
+        return options;
+      }()),
+      config_(make_config()),
+      start_(kEpoch),
+      now_(kEpoch),
+      random_(sim::derive_seed(options_.seed, 0x5e4)),
+      fleet_(options_.workload, kEpoch),
+      client_side_(std::make_unique<ClientSide>(*this)),
+      network_(options_.seed, options_.to_server, options_.to_clients),
+      last_commit_at_(kEpoch),
+      next_audit_(kEpoch + options_.audit_interval),
+      invariants_(options_.downtime_max + options_.commit_delay_max + Duration{1}) {
+  report_.seed = options_.seed;
+}
+
+Simulator::~Simulator() = default;
+
+config::Config Simulator::make_config() const {
+  config::Config config;
+  config.source = "simulation";
+  config.server.authoritative = true;
+  config.store.type = config::StoreSection::Type::Memory;
+  config.lease.time = options_.lease_time;
+  config::Subnet subnet;
+  subnet.id = 1;
+  subnet.subnet = options_.subnet;
+  subnet.pools = {options_.pool};
+  subnet.options = {{wire::option::kRouters, {198, 18, 0, 1}},
+                    {wire::option::kDnsServers, {198, 18, 0, 53}}};
+  subnet.lease = config.lease;
+  config.subnets = {subnet};
+  return config;
+}
+
+double SimulationReport::virtual_hours_per_wall_second() const {
+  const double hours = std::chrono::duration<double, std::ratio<3600>>(virtual_time).count();
+  return wall_seconds > 0 ? hours / wall_seconds : 0;
+}
+
+std::string SimulationReport::summary() const {
+  std::string text = fmt::format(
+      "seed={} virtual={:.2f} h wall={:.2f} s ({:.1f} virtual h/s) digest={:016x}\n"
+      "  fleet: clients={} leases={} renewals={} rebinds={} naks={} expirations={} releases={} "
+      "declines={} vanished={} reboots={} gave_up={} retransmissions={} unicast_blocked={}\n"
+      "  engine: discovers={} offers={} grants={} renewals={} rebinds={} naks={} declines={} "
+      "releases={} expirations={} ignored={} pool_exhausted={}\n"
+      "  server: crashes={} commits={} records={} lost_to_crashes={} lost_while_down={} "
+      "audits={} agreement_checks={}\n"
+      "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
+      "duplicated={}\n"
+      "  violations: auditor={} server={}",
+      seed, std::chrono::duration<double, std::ratio<3600>>(virtual_time).count(), wall_seconds,
+      virtual_hours_per_wall_second(), digest, fleet.clients_started, fleet.leases,
+      fleet.renewals, fleet.rebinds, fleet.naks, fleet.expirations, fleet.releases,
+      fleet.declines, fleet.vanished, fleet.reboots, fleet.gave_up, fleet.retransmissions,
+      fleet.unicast_blocked, engine.discovers, engine.offers, engine.grants, engine.renewals,
+      engine.rebinds, engine.naks, engine.declines, engine.releases, engine.expirations,
+      engine.ignored, engine.pool_exhausted, crashes, commits, records_committed,
+      lost_to_crashes, lost_while_down, audits, agreement_checks, to_server.sent,
+      to_server.dropped, to_server.duplicated, to_clients.sent, to_clients.dropped,
+      to_clients.duplicated, auditor_violation_count, finding_count);
+  for (const sim::Violation& violation : auditor_violations) {
+    text += fmt::format("\n  auditor {} at +{} ms: {}", to_string(violation.kind),
+                        (violation.at - kEpoch).count(), violation.detail);
+  }
+  for (const Finding& finding : findings) {
+    text += fmt::format("\n  server {} at +{} ms: {}", finding.rule, (finding.at - kEpoch).count(),
+                        finding.detail);
+  }
+  return text;
+}
+
+SimulationReport Simulator::run() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const TimePoint fleet_end = start_ + options_.workload.duration;
+  // After the fleet stops, every lease must end on the server: one lease time (or decline
+  // hold) and a minute for what was in flight.
+  const TimePoint end =
+      fleet_end + std::max(options_.lease_time, config_.lease.decline_hold) + 1min;
+  open_store();
+  start_engine(now_);
+
+  std::size_t reclaim_passes = 0;
+  TimePoint reclaim_instant = now_;
+  std::optional<TimePoint> reclaim_stuck_at;
+  while (true) {
+    const auto fleet_due = [&]() -> std::optional<TimePoint> {
+      const auto due = fleet_.next_deadline();
+      if (due && *due < fleet_end) return due;
+      return std::nullopt;
+    }();
+    const auto commit_due_at =
+        pending_.empty() ? std::nullopt : std::optional<TimePoint>(pending_.front().commit_at);
+    std::optional<TimePoint> reclaim_at = engine_ ? engine_->next_deadline() : std::nullopt;
+    if (reclaim_at && reclaim_stuck_at && *reclaim_at <= *reclaim_stuck_at) {
+      reclaim_at = *reclaim_stuck_at + Duration{1};
+    }
+    std::optional<TimePoint> next;
+    for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, reclaim_at,
+                                  fleet_due, crash_at_, std::optional<TimePoint>(next_audit_)}) {
+      earliest(next, candidate);
+    }
+    if (!next || *next > end) break;
+    now_ = std::max(now_, *next);
+
+    // One kind of work per turn, in a fixed order at equal times: determinism.
+    if (restart_at_ && *restart_at_ <= now_) {
+      restart_at_.reset();
+      start_engine(now_);
+    } else if (network_.next_due() && *network_.next_due() <= now_) {
+      deliver(network_.take());
+    } else if (commit_due_at && *commit_due_at <= now_) {
+      commit_due();
+    } else if (reclaim_at && *reclaim_at <= now_) {
+      if (reclaim_instant != now_) reclaim_passes = 0;
+      reclaim_instant = now_;
+      if (++reclaim_passes > kReclaimPassesPerInstant) {
+        invariants_.report(now_, "reclaim-stuck",
+                           "next_deadline() stays in the past after many reclaim passes");
+        reclaim_stuck_at = now_;
+      } else {
+        reclaim_due();
+      }
+    } else if (fleet_due && *fleet_due <= now_) {
+      fleet_.advance(now_, sim::Fleet::as_ns(now_), *client_side_);
+    } else if (crash_at_ && *crash_at_ <= now_) {
+      crash(now_);
+    } else {
+      audit();
+      next_audit_ += options_.audit_interval;
+    }
+  }
+
+  now_ = end;
+  audit();
+  if (engine_ && pending_.empty()) check_agreement();
+  for (const auto& [address, record] : snapshot()) {
+    if (record.state == lease::LeaseState::Bound || record.state == lease::LeaseState::Declined) {
+      invariants_.report(now_, "not-drained",
+                         fmt::format("{} still held after every client stopped and its lease "
+                                     "time passed",
+                                     describe(record)));
+    }
+  }
+
+  fold_engine_counters();
+  report_.virtual_time = now_ - start_;
+  report_.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report_.fleet = fleet_.stats();
+  report_.auditor_violations = fleet_.auditor().violations();
+  report_.auditor_violation_count = fleet_.auditor().violation_count();
+  if (report_.fleet.unparsable > 0) {
+    invariants_.report(now_, "codec",
+                       fmt::format("the fleet could not parse {} replies", report_.fleet.unparsable));
+  }
+  report_.findings = invariants_.findings();
+  report_.finding_count = invariants_.count();
+  report_.to_server = network_.counters(Direction::ToServer);
+  report_.to_clients = network_.counters(Direction::ToClients);
+  return report_;
+}
+
+// ---- the server: store, engine, crashes
+
+void Simulator::open_store() {
+  if (options_.store == StoreKind::Memory) {
+    if (!store_) store_ = std::make_unique<store::MemoryLeaseStore>();
+    return;
+  }
+  auto opened = store::SqliteLeaseStore::open({options_.sqlite_path});
+  if (!opened) {
+    throw std::runtime_error("cannot open the simulation's SQLite store: " +
+                             opened.error().message);
+  }
+  store_ = std::move(*opened);
+}
+
+// Start-up as the daemon does it: every stored record restored before the first packet.
+void Simulator::start_engine(TimePoint now) {
+  if (!store_) open_store();
+  engine_ = std::make_unique<engine::Engine>(config_);
+  const auto loaded = store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
+  if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
+  // What was restored must be exactly what is stored.
+  invariants_.check_engine_matches_store(*engine_, snapshot(), now);
+  ++report_.agreement_checks;
+  schedule_crash(now);
+}
+
+void Simulator::schedule_crash(TimePoint after) {
+  if (options_.crashes_per_hour <= 0) return;
+  const double mean_ms = 3'600'000.0 / options_.crashes_per_hour;
+  const double wait_ms = -std::log(1.0 - random_.unit()) * mean_ms;
+  const TimePoint at = after + options_.uptime_min + Duration{static_cast<std::int64_t>(wait_ms)};
+  if (at < start_ + options_.workload.duration) crash_at_ = at;
+}
+
+// The process dies: its memory, its offer holds and every reply still waiting for its commit
+// are gone. What was committed stays in the store (SQLite: the connection is closed too).
+void Simulator::crash(TimePoint now) {
+  ++report_.crashes;
+  mix(0xc4a54);
+  fold_engine_counters();
+  engine_.reset();
+  report_.lost_to_crashes += pending_.size();
+  pending_.clear();
+  crash_at_.reset();
+  if (options_.store == StoreKind::Sqlite) store_.reset();
+  restart_at_ = now + Duration{random_.between(1, options_.downtime_max.count())};
+}
+
+// Called once per engine: when it crashes, or at the end of the run.
+void Simulator::fold_engine_counters() {
+  if (engine_) add(report_.engine, engine_->counters());
+}
+
+// ---- packets
+
+void Simulator::on_client_transmission(sim::Transmission& transmission) {
+  std::array<std::uint8_t, 1500> buffer{};
+  const auto built = wire::build(transmission.message, buffer);
+  if (!built) {
+    invariants_.report(now_, "codec", "a client message did not encode");
+    return;
+  }
+  const bool broadcast = transmission.destination == sim::Destination::Broadcast;
+  if (!broadcast && transmission.server != kServerAddress) {
+    invariants_.report(now_, "routing",
+                       fmt::format("a client unicast to {}, which is not the server",
+                                   transmission.server.to_string()));
+    return;
+  }
+  Datagram datagram;
+  datagram.direction = Direction::ToServer;
+  datagram.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
+  datagram.to_broadcast = broadcast;
+  datagram.source = transmission.message.ciaddr;
+  network_.send(std::move(datagram), now_);
+}
+
+void Simulator::deliver(Datagram datagram) {
+  mix(static_cast<std::uint64_t>(unix_ms(now_)) * 2 + static_cast<std::uint64_t>(datagram.direction));
+  for (const std::uint8_t byte : datagram.payload) mix(byte);
+  if (datagram.direction == Direction::ToClients) {
+    fleet_.receive(datagram.payload, now_, sim::Fleet::as_ns(now_), *client_side_);
+    return;
+  }
+  if (!engine_) {
+    ++report_.lost_while_down;
+    return;
+  }
+  serve(datagram);
+}
+
+void Simulator::serve(const Datagram& datagram) {
+  const auto message = wire::parse(datagram.payload);
+  if (!message) {
+    invariants_.report(now_, "codec",
+                       fmt::format("a client message did not parse: {}",
+                                   wire::to_string(message.error().kind)));
+    return;
+  }
+  engine::Ingress ingress;
+  ingress.interface_index = 1;
+  ingress.interface_name = "sim0";
+  ingress.interface_address = kServerAddress;
+  ingress.source_address = datagram.source;
+  ingress.source_port = engine::kClientPort;
+  ingress.to_broadcast = datagram.to_broadcast;
+  engine::Outcome outcome = engine_->handle(*message, ingress, now_);
+
+  std::optional<Datagram> reply;
+  if (outcome.reply) reply = encode_reply(*outcome.reply);
+  if (outcome.mutations.empty()) {
+    if (reply) network_.send(std::move(*reply), now_);
+    return;
+  }
+  if (options_.ack_before_commit && reply) {
+    network_.send(std::move(*reply), now_);
+    reply.reset();
+  }
+  submit(std::move(outcome.mutations), std::move(reply));
+}
+
+// RFC 2131 §4.1 as the engine decided it; the in-process link then hands the reply to the
+// client by chaddr, which is what the broadcast, the ciaddr unicast and the direct unicast to
+// yiaddr all amount to on one link.
+std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
+  const wire::Message& message = reply.message;
+  const bool routed = [&] {
+    switch (reply.route) {
+      case engine::Route::Relay: return false;  // giaddr is always 0 here
+      case engine::Route::Ciaddr:
+        return !message.ciaddr.is_zero() && reply.destination == message.ciaddr;
+      case engine::Route::Broadcast: return reply.destination == kBroadcast;
+      case engine::Route::DirectToClient:
+        return !message.yiaddr.is_zero() && reply.destination == message.yiaddr;
+    }
+    return false;
+  }();
+  if (!routed || reply.port != engine::kClientPort) {
+    invariants_.report(now_, "routing",
+                       fmt::format("{} reply to {}:{} (ciaddr {}, yiaddr {})",
+                                   engine::to_string(reply.route), reply.destination.to_string(),
+                                   reply.port, message.ciaddr.to_string(),
+                                   message.yiaddr.to_string()));
+    return std::nullopt;
+  }
+  std::array<std::uint8_t, 1500> buffer{};
+  const std::size_t limit = std::min<std::size_t>(reply.max_size, buffer.size());
+  const auto built = wire::build(message, std::span(buffer.data(), limit));
+  if (!built || built->omitted > 0) {
+    invariants_.report(now_, "codec", "a server reply did not encode whole");
+    return std::nullopt;
+  }
+  Datagram datagram;
+  datagram.direction = Direction::ToClients;
+  datagram.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
+  datagram.to_broadcast = reply.route == engine::Route::Broadcast;
+  datagram.source = kServerAddress;
+  return datagram;
+}
+
+// ---- commit-then-ack
+
+void Simulator::submit(std::vector<lease::Lease> records, std::optional<Datagram> reply) {
+  const Duration delay{
+      random_.between(options_.commit_delay_min.count(), options_.commit_delay_max.count())};
+  const TimePoint commit_at = std::max(last_commit_at_, now_ + delay);
+  last_commit_at_ = commit_at;
+  pending_.push_back({std::move(records), std::move(reply), commit_at});
+}
+
+// Whatever is due commits in one transaction (group commit); then its replies leave.
+void Simulator::commit_due() {
+  std::vector<lease::Lease> batch;
+  std::vector<Datagram> replies;
+  while (!pending_.empty() && pending_.front().commit_at <= now_) {
+    Submission& submission = pending_.front();
+    batch.insert(batch.end(), std::make_move_iterator(submission.records.begin()),
+                 std::make_move_iterator(submission.records.end()));
+    if (submission.reply) replies.push_back(std::move(*submission.reply));
+    pending_.pop_front();
+  }
+  const auto results = store_->commit(batch);
+  if (!results) {
+    invariants_.report(now_, "store-error", results.error().message);
+    return;  // nothing is durable: nothing is acknowledged
+  }
+  invariants_.on_commit(batch, *results, now_);
+  ++report_.commits;
+  report_.records_committed += batch.size();
+  for (const lease::Lease& record : batch) {
+    mix(record.address.to_uint());
+    mix(record.fencing_token);
+    mix(static_cast<std::uint64_t>(record.state));
+  }
+  for (Datagram& reply : replies) network_.send(std::move(reply), now_);
+  if (pending_.empty() && agreement_due_) check_agreement();
+}
+
+void Simulator::reclaim_due() {
+  auto records = engine_->reclaim(now_, options_.reclaim_batch);
+  if (!records.empty()) submit(std::move(records), std::nullopt);
+}
+
+// ---- checks
+
+StoreSnapshot Simulator::snapshot() {
+  StoreSnapshot records;
+  const auto loaded = store_->load([&](lease::Lease&& record) {
+    const Ipv4 address = record.address;
+    records.insert_or_assign(address, std::move(record));
+  });
+  if (!loaded) invariants_.report(now_, "store-error", loaded.error().message);
+  return records;
+}
+
+void Simulator::audit() {
+  ++report_.audits;
+  if (!store_) open_store();
+  if (engine_) invariants_.check_engine(*engine_, now_);
+  const StoreSnapshot records = snapshot();
+  invariants_.check_client_leases_durable(fleet_, records, now_);
+  invariants_.check_store_expiry(records, now_);
+  agreement_due_ = true;
+  if (engine_ && pending_.empty()) check_agreement();
+}
+
+// The engine and the store agree whenever nothing is waiting to commit.
+void Simulator::check_agreement() {
+  agreement_due_ = false;
+  ++report_.agreement_checks;
+  invariants_.check_engine_matches_store(*engine_, snapshot(), now_);
+}
+
+void Simulator::mix(std::uint64_t value) {
+  constexpr std::uint64_t kPrime = 0x100000001b3ull;
+  if (report_.digest == 0) report_.digest = 0xcbf29ce484222325ull;
+  report_.digest = (report_.digest ^ value) * kPrime;
+}
+
+std::vector<std::uint64_t> seeds_from_environment(std::size_t default_count) {
+  if (const char* one = std::getenv("LANDLORD_SIM_SEED"); one != nullptr && *one != '\0') {
+    return {std::strtoull(one, nullptr, 10)};
+  }
+  std::size_t count = default_count;
+  if (const char* many = std::getenv("LANDLORD_SIM_SEEDS"); many != nullptr && *many != '\0') {
+    count = std::strtoull(many, nullptr, 10);
+  }
+  std::uint64_t first = 1;
+  if (const char* from = std::getenv("LANDLORD_SIM_FIRST_SEED"); from != nullptr && *from != '\0') {
+    first = std::strtoull(from, nullptr, 10);
+  }
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < count; ++i) seeds.push_back(first + i);
+  return seeds;
+}
+
+}  // namespace landlord::simulation

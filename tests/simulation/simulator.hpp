@@ -1,0 +1,144 @@
+#pragma once
+// The deterministic simulation (STYLE.md point 10): the real engine and the real simulated
+// fleet in one process under virtual time, the wire codec on every packet both ways, a lossy
+// network between them, commit-then-ack through a lease store, crash-restarts of the server,
+// and invariants checked as it runs. Everything random is drawn from one seed, so a failure
+// replays exactly from it.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "invariants.hpp"
+#include "lossy_network.hpp"
+#include "landlord/config/config.hpp"
+#include "landlord/engine/engine.hpp"
+#include "landlord/sim/fleet.hpp"
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::simulation {
+
+using namespace std::chrono_literals;
+
+inline constexpr Ipv4 kServerAddress{198, 18, 0, 1};  // the server's interface address
+
+enum class StoreKind : std::uint8_t { Memory, Sqlite };
+
+struct SimulationOptions {
+  std::uint64_t seed = 1;
+  sim::Workload workload;  // its seed is derived from `seed`
+  Duration lease_time = 10min;
+  Cidr subnet{Ipv4{198, 18, 0, 0}, 21};  // holds kServerAddress
+  config::AddressRange pool{Ipv4{198, 18, 0, 10}, Ipv4{198, 18, 7, 250}};
+
+  LinkFaults to_server, to_clients;
+  // An ACK leaves only after its records committed, a uniform draw in [min, max] after the
+  // previous commit (the commit queue is FIFO: records never overtake each other).
+  Duration commit_delay_min{1};
+  Duration commit_delay_max{20};
+
+  // Server crashes: the engine and every uncommitted reply are thrown away; after the
+  // downtime (packets to the server are lost meanwhile) a new engine is rebuilt from the store.
+  double crashes_per_hour = 0;
+  Duration downtime_max = 5s;
+  Duration uptime_min = 10s;  // between a restart and the next crash
+
+  StoreKind store = StoreKind::Memory;
+  std::string sqlite_path;  // StoreKind::Sqlite: a fresh file, removed by the caller
+
+  // A deliberately broken pipeline that acknowledges before the commit: the checks must
+  // catch it once crashes lose what was acknowledged (the test that proves they can fail).
+  bool ack_before_commit = false;
+
+  Duration audit_interval = 30s;   // full-table checks; cheaper ones run on every event
+  std::size_t reclaim_batch = 64;  // reclaim(now, max): bounded passes, as the daemon does
+};
+
+struct SimulationReport {
+  std::uint64_t seed = 0;
+  Duration virtual_time{0};
+  double wall_seconds = 0;
+  std::uint64_t digest = 0;  // of every delivered packet and commit: equal runs, equal digests
+
+  sim::Stats fleet;
+  std::vector<sim::Violation> auditor_violations;
+  std::size_t auditor_violation_count = 0;
+  std::vector<Finding> findings;  // server-side invariants
+  std::size_t finding_count = 0;
+
+  engine::Counters engine;  // summed over every engine the run built
+  std::size_t crashes = 0, commits = 0, records_committed = 0, audits = 0,
+              agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0;
+  NetworkCounters to_server, to_clients;
+
+  bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }
+  double virtual_hours_per_wall_second() const;
+  // Counters on one line, then every violation on its own.
+  std::string summary() const;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(SimulationOptions options);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Runs the workload's duration plus one lease time (so the last leases end on the server).
+  SimulationReport run();
+
+  config::Config make_config() const;
+
+ private:
+  class ClientSide;
+  struct Submission {
+    std::vector<lease::Lease> records;
+    std::optional<Datagram> reply;  // released to the network once the records are durable
+    TimePoint commit_at;
+  };
+
+  void open_store();
+  void start_engine(TimePoint now);
+  void crash(TimePoint now);
+  void schedule_crash(TimePoint after);
+
+  void on_client_transmission(sim::Transmission& transmission);
+  void deliver(Datagram datagram);
+  void serve(const Datagram& datagram);
+  std::optional<Datagram> encode_reply(const engine::Reply& reply);
+  void submit(std::vector<lease::Lease> records, std::optional<Datagram> reply);
+  void commit_due();
+  void reclaim_due();
+  void audit();
+  void check_agreement();
+  StoreSnapshot snapshot();
+  void fold_engine_counters();
+  void mix(std::uint64_t value);
+
+  SimulationOptions options_;
+  config::Config config_;
+  TimePoint start_;
+  TimePoint now_;
+  sim::Random random_;  // the server side's choices: commit delays, crash times
+  sim::Fleet fleet_;
+  std::unique_ptr<ClientSide> client_side_;
+  LossyNetwork network_;
+  std::unique_ptr<store::LeaseStore> store_;
+  std::unique_ptr<engine::Engine> engine_;  // null while the server is down
+  std::optional<TimePoint> restart_at_;
+  std::optional<TimePoint> crash_at_;
+  std::deque<Submission> pending_;
+  TimePoint last_commit_at_;
+  TimePoint next_audit_;
+  bool agreement_due_ = false;
+  Invariants invariants_;
+  SimulationReport report_;
+};
+
+// Reads LANDLORD_SIM_SEED (one seed) or LANDLORD_SIM_SEEDS (how many, from 1): the seed sweep's
+// list. Without either, `default_count` seeds from 1.
+std::vector<std::uint64_t> seeds_from_environment(std::size_t default_count);
+
+}  // namespace landlord::simulation
