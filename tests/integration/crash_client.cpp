@@ -52,7 +52,7 @@ namespace option = wire::option;
 constexpr std::uint8_t kRelayPortSubOption = 19;  // RFC 8357: empty = reply to our source port
 constexpr auto kAttemptTimeout = std::chrono::milliseconds{400};
 constexpr int kRequestAttempts = 6;  // then start over with a DISCOVER
-constexpr int kCheckAttempts = 5;    // INIT-REBOOT retransmissions before "silent"
+constexpr int kCheckAttempts = 8;    // INIT-REBOOT transmissions before "silent"
 
 volatile std::sig_atomic_t g_stop = 0;
 

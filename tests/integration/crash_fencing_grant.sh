@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue #4, fencing against a stale *grant* (crash_fencing.sh covers a stale extension):
+#   1. daemon A starts on an empty store whose pool is the single address X, and is paused;
+#   2. daemon B starts on the same store file and grants X to client 2;
+#   3. A resumes. It still believes X was never granted, so it offers X to client 3 and, on
+#      its REQUEST, writes a first grant of X. That write carries the same fencing token as B's
+#      grant (both are "the first holder of X"), so a token-only fence lets it overwrite B's
+#      grant: X would be ACKed to two clients at once.
+# Expected: A does not ACK client 3 and the store still gives X to client 2.
+# Usage: crash_fencing_grant.sh path/to/landlord path/to/crash_client
+set -euo pipefail
+LANDLORD=${1:?usage: crash_fencing_grant.sh landlord crash_client}
+CLIENT=${2:?usage: crash_fencing_grant.sh landlord crash_client}
+TEST_NAME=crash_fencing_grant
+source "$(dirname "$0")/crash_lib.sh"
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 shell"; exit 77; }
+
+PORT_A=$(free_udp_port) || fail "no free UDP port"
+PORT_B=$(free_udp_port) || fail "no free UDP port"
+[[ $PORT_A != "$PORT_B" ]] || PORT_B=$((PORT_A + 1))
+DB=$WORK/leases.db
+write_config "$WORK/a.yaml" "$PORT_A" "$DB" 10m "198.18.1.10-198.18.1.10"
+write_config "$WORK/b.yaml" "$PORT_B" "$DB" 10m "198.18.1.10-198.18.1.10"
+holder() { sqlite3 -batch "$DB" "SELECT fencing_token || ' ' || state || ' ' || hwaddr FROM leases WHERE address = '198.18.1.10';"; }
+
+start_server "$WORK/a.yaml"
+PID_A=$SERVER_PID LOG_A=$SERVER_LOG
+EXTRA_PIDS+=("$PID_A")
+kill -STOP "$PID_A"
+start_server "$WORK/b.yaml"
+"$CLIENT" dora --server "127.0.0.1:$PORT_B" --ledger "$WORK/two.txt" --clients 1 --seed 22 \
+  --duration-s 10 >"$WORK/two.out" || fail "crash_client: $(cat "$WORK/two.out")"
+[[ $(wc -l <"$WORK/two.txt") -eq 1 ]] || fail "B granted nothing: $(cat "$WORK/two.out")"
+granted=$(holder)
+echo "B granted: $granted"
+
+kill -CONT "$PID_A"
+"$CLIENT" dora --server "127.0.0.1:$PORT_A" --ledger "$WORK/three.txt" --clients 1 --seed 23 \
+  --duration-s 4 >"$WORK/three.out" || fail "crash_client: $(cat "$WORK/three.out")"
+stale_acks=$(wc -l <"$WORK/three.txt")
+echo "A, stale, to client 3: $(cat "$WORK/three.out"); store now: $(holder)"
+echo "A's log: $(grep -m1 "198.18.1.10" "$LOG_A" || echo '<nothing about X>')"
+echo "RESULT stale_grant_acked=$stale_acks store_after=\"$(holder)\""
+((stale_acks == 0)) || fail "A ACKed X to client 3 while the store gave it to client 2"
+[[ $(holder) == "$granted" ]] || fail "the stale grant overwrote the store: $(holder)"
+echo "PASS: the stale daemon's grant was refused and not acknowledged"
