@@ -5,6 +5,8 @@
 # daemon is killed; the store is edited so that 2 of the leases ended an hour ago (the same as
 # the daemon being down for an hour); on restart those 2 must be expired within 2 s, counted,
 # and handed to 2 new clients, while the 2 others are still ACKed to their holders.
+# A second round does the same without touching the store: 4 s leases, and the daemon stays
+# down until they have ended by the clock.
 # Usage: crash_recovery.sh path/to/landlord path/to/crash_client
 set -euo pipefail
 LANDLORD=${1:?usage: crash_recovery.sh landlord crash_client}
@@ -57,7 +59,45 @@ states=$(sqlite3 -batch "$DB" "SELECT group_concat(state, ',') FROM (SELECT stat
 "$CLIENT" check --server "$SERVER" --ledger "$WORK/ended.txt" --expect no-ack >"$WORK/ended.out" ||
   fail "an expired lease was ACKed to its old holder: $(cat "$WORK/ended.out")"
 stop_server || fail "landlord exited non-zero on SIGTERM"
+# Milliseconds from "serving on" to the last expiry line: "at once" as measured.
+ms_of() { grep -m1 -- "$1" "$2" | cut -c12-23 | awk -F'[:.]' '{ print (($1 * 60 + $2) * 60 + $3) * 1000 + $4 }'; }
+crafted_delay=$(( $(ms_of "expire $(cut -d' ' -f6 "$WORK/ended.txt" | tail -1) " "$WORK/server.2.log") -
+                  $(ms_of "serving on" "$WORK/server.2.log") ))
 
-echo "RESULT expired_while_down=2 expirations_counted=$expirations reused=2 running_kept=2" \
-     "old_holders_refused=$(grep -o 'naks=[0-9]*' "$WORK/ended.out")"
+# The same without editing the store: 4 s leases, the daemon killed and left down until they
+# have ended by the clock.
+DB2=$WORK/short.db
+write_config "$WORK/short.yaml" "$PORT" "$DB2" 4s "198.18.2.10-198.18.2.11"
+start_server "$WORK/short.yaml"
+"$CLIENT" dora --server "$SERVER" --ledger "$WORK/short.txt" --clients 2 --seed 13 --duration-s 10 \
+  >"$WORK/short.out" || fail "crash_client: $(cat "$WORK/short.out")"
+[[ $(wc -l <"$WORK/short.txt") -eq 2 ]] || fail "2 clients should fill the pool: $(cat "$WORK/short.out")"
+crash_server
+for _ in $(seq 100); do
+  ended_count=$(sqlite3 -batch "$DB2" "SELECT count(*) FROM leases WHERE state = 'bound' AND expires_at < strftime('%s', 'now');")
+  ((ended_count == 2)) && break
+  sleep 0.1
+done
+((ended_count == 2)) || fail "the 4 s leases did not end within 10 s of the kill"
+start_server "$WORK/short.yaml"
+for address in $(cut -d' ' -f6 "$WORK/short.txt"); do
+  wait_for_log "$SERVER_LOG" "expire $address " 2 "$SERVER_PID" ||
+    fail "$address not expired within 2 s of start: $(tail -5 "$SERVER_LOG")"
+done
+kill -USR1 "$SERVER_PID"
+wait_for_log "$SERVER_LOG" "counters:" 5 "$SERVER_PID" || fail "no counters line after SIGUSR1"
+real_expirations=$(counter "$SERVER_LOG" expirations)
+real_delay=$(( $(ms_of "expire $(cut -d' ' -f6 "$WORK/short.txt" | tail -1) " "$SERVER_LOG") -
+               $(ms_of "serving on" "$SERVER_LOG") ))
+"$CLIENT" dora --server "$SERVER" --ledger "$WORK/short2.txt" --clients 2 --seed 14 --duration-s 10 \
+  >"$WORK/short2.out" || fail "crash_client: $(cat "$WORK/short2.out")"
+[[ $(wc -l <"$WORK/short2.txt") -eq 2 ]] || fail "the expired addresses were not reusable: $(cat "$WORK/short2.out")"
+stop_server || fail "landlord exited non-zero on SIGTERM"
+[[ $real_expirations -eq 2 ]] || fail "expirations=$real_expirations after the real wait, expected 2"
+
+echo "RESULT crafted: expired_while_down=2 expirations_counted=$expirations reused=2 running_kept=2" \
+     "old_holders_refused=$(grep -o 'naks=[0-9]*' "$WORK/ended.out" | cut -d= -f2)" \
+     "last_expiry_after_start_ms=$crafted_delay"
+echo "RESULT waited: expired_while_down=2 expirations_counted=$real_expirations reused=2" \
+     "last_expiry_after_start_ms=$real_delay"
 echo "PASS: leases that ended while landlord was down were reclaimed at start and reused"
