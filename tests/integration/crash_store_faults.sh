@@ -6,7 +6,7 @@
 #   full:   the store's file system (a 2 MiB tmpfs of our own) is filled up, then freed;
 #   read-only at start: the store's directory is a read-only bind mount when landlord starts.
 # The mount phases need root and run in a private mount namespace (unshare -m), so no mount can
-# outlive the test; without root they are skipped (exit 77 when nothing could run).
+# outlive the test; without root they are skipped and the locked phase runs alone.
 # Usage: crash_store_faults.sh path/to/landlord path/to/crash_client
 set -euo pipefail
 LANDLORD=${1:?usage: crash_store_faults.sh landlord crash_client}
@@ -83,7 +83,13 @@ take_lock() {
   (echo "BEGIN IMMEDIATE;"; sleep 6; echo "COMMIT;") | sqlite3 -batch "$WORK/locked/leases.db" &
   LOCK_PID=$!
   EXTRA_PIDS+=("$LOCK_PID")
-  sleep 0.3
+  # Until the shell really holds the lock: a probe that may not wait must then fail.
+  local _
+  for _ in $(seq 100); do
+    sqlite3 -batch "$WORK/locked/leases.db" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null || return 0
+    sleep 0.05
+  done
+  fail "the sqlite3 shell did not take the write lock"
 }
 release_lock() { wait "$LOCK_PID" || true; }  # the shell commits after its 6 s
 mkdir -p "$WORK/locked"
