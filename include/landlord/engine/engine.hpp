@@ -83,6 +83,18 @@ struct Counters {
                 ignored = 0, pool_exhausted = 0;
 };
 
+// Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
+// - Only an ACK, DECLINE, RELEASE or reclaim() produces mutations; an OFFER is an in-memory
+//   hold, a NAK and an INFORM change nothing.
+// - INIT-REBOOT for a lease we do not know: silence unless server.authoritative; then, like Kea
+//   and dhcpd, an ACK when the address is free in the client's subnet and a NAK otherwise.
+//   RENEWING for an unknown address: NAK (ACK when authoritative and the address is free).
+//   REBINDING for an unknown address: silence unless authoritative (RFC 2131 §4.3.2: another
+//   server may hold it).
+// - A lease keeps its absolute expiry across restore(); one already past it is expired, and
+//   counted, by the first reclaim().
+// - Fencing tokens: +1 when an address goes to a client other than its last holder, kept on
+//   extension and when the same client comes back; never lower after restore().
 class Engine {
  public:
   explicit Engine(const config::Config& config);
