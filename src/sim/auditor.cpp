@@ -17,6 +17,7 @@ std::string_view to_string(Violation::Kind kind) {
     case Violation::Kind::AddressChanged: return "address-changed";
     case Violation::Kind::BadTimers: return "bad-timers";
     case Violation::Kind::UnsolicitedReply: return "unsolicited-reply";
+    case Violation::Kind::RelayInfoNotEchoed: return "relay-info-not-echoed";
   }
   return "?";
 }
@@ -48,6 +49,16 @@ void Auditor::on_reply(std::optional<ClientIndex> client, const wire::Message& r
            fmt::format("reply xid {:#010x} to client {} ({}), which sent no request with it",
                        reply.xid, *client, reply.hardware_address().to_string()));
     return;
+  }
+  if (check_relay_agent_info_) {
+    const auto echoed = reply.options.get(wire::option::kRelayAgentInfo);
+    if (!reply.options.has(wire::option::kRelayAgentInfo) ||
+        !std::equal(echoed.begin(), echoed.end(), expected_relay_agent_info_.begin(),
+                    expected_relay_agent_info_.end())) {
+      report(Violation::Kind::RelayInfoNotEchoed, now,
+             fmt::format("{} xid {:#010x} to client {} without the relay agent information sent",
+                         reply.type() ? wire::to_string(*reply.type()) : "reply", reply.xid, *client));
+    }
   }
   if (reply.type() != wire::MessageType::Ack) return;
   // §4.4.5: T1 < T2 < lease time. Only values the server actually sent are judged.

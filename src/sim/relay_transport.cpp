@@ -23,6 +23,8 @@ constexpr std::size_t kSlotBytes = 1500;
 constexpr std::size_t kMaxBatchesPerPoll = 16;  // then let the fleet's timers run
 constexpr int kSocketBufferBytes = 8 << 20;
 constexpr std::uint8_t kRelayPortSubOption = 19;  // RFC 8357
+// Sub-option 19 is empty in DHCPv4 (RFC 8357 §5.1): "reply to the UDP source port".
+constexpr std::array<std::uint8_t, 2> kRelayAgentInfo = {kRelayPortSubOption, 0};
 
 sockaddr_in to_sockaddr(Endpoint endpoint) {
   sockaddr_in address{};
@@ -44,8 +46,6 @@ class RelayTransport final : public Transport {
     wire::Message& message = transmission.message;
     message.giaddr = bound_.address;
     message.hops = 1;
-    // Sub-option 19 is empty in DHCPv4 (RFC 8357 §5.1): "reply to the UDP source port".
-    static constexpr std::array<std::uint8_t, 2> kRelayAgentInfo = {kRelayPortSubOption, 0};
     message.options.set(wire::option::kRelayAgentInfo, kRelayAgentInfo);
     const auto built = wire::build(message, out_[queued_]);
     if (!built) return;
@@ -116,6 +116,7 @@ class RelayTransport final : public Transport {
     return received;
   }
 
+  std::span<const std::uint8_t> relay_agent_info() const override { return kRelayAgentInfo; }
   std::string name() const override { return "relay"; }
   std::string note() const override {
     return fmt::format(

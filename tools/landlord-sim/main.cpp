@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   Workload& w = settings.workload;
   std::string duration, stay, block_unicast, retransmit_base, renew_minimum, decline_wait;
   bool no_client_id = false;
+  bool no_option82_check = false;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
   app.add_option("--server", settings.server, "relay mode: the server's ADDR[:PORT] (port 67 by default)");
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
   app.add_option("--decline-wait", decline_wait, "wait after a DECLINE before restarting (RFC: 10s)");
   app.add_option("--seed", w.seed, "seed for MACs, xids, fates and jitter");
   app.add_flag("--no-client-id", no_client_id, "send no option 61: the server keys clients by chaddr");
+  app.add_flag("--no-option82-check", no_option82_check,
+               "relay mode: do not require replies to echo our option 82 (RFC 3046 §2.2)");
   app.add_option("--report", settings.report_path, "write the JSON report here");
   app.add_option("--pcap", settings.pcap_path, "write the traffic seen to this pcap file");
   CLI11_PARSE(app, argc, argv);
@@ -133,6 +136,9 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     transport = std::move(*opened);
+  }
+  if (!no_option82_check && !transport->relay_agent_info().empty()) {
+    fleet.auditor().expect_relay_agent_info(transport->relay_agent_info());
   }
   std::unique_ptr<PcapWriter> pcap;
   if (!settings.pcap_path.empty()) {

@@ -4,6 +4,7 @@
 // when, and the xids each client may still get an answer to.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,6 +23,7 @@ struct Violation {
     AddressChanged,    // an ACK for another address than requested, without a NAK first
     BadTimers,         // an ACK with T1 >= T2, T2 >= lease time or T1 >= lease time
     UnsolicitedReply,  // a reply whose chaddr/xid matches no request we sent
+    RelayInfoNotEchoed,  // a reply to a relayed request without our option 82 (RFC 3046 §2.2)
   };
   Kind kind;
   TimePoint at;
@@ -35,6 +37,12 @@ class Auditor {
  public:
   // `grace` absorbs the server rounding lease starts to whole seconds.
   explicit Auditor(Duration grace = std::chrono::seconds(1)) : grace_(grace) {}
+
+  // Relay mode: every reply must carry back the option 82 we added, byte for byte.
+  void expect_relay_agent_info(std::span<const std::uint8_t> value) {
+    expected_relay_agent_info_.assign(value.begin(), value.end());
+    check_relay_agent_info_ = true;
+  }
 
   // A request left with this xid: a reply to it is solicited.
   void on_sent(ClientIndex client, std::uint32_t xid);
@@ -70,6 +78,8 @@ class Auditor {
   std::vector<Recent> recent_;  // by client index
   std::unordered_map<Ipv4, Holding> holders_;
   std::unordered_map<ClientIndex, Ipv4> held_by_client_;
+  std::vector<std::uint8_t> expected_relay_agent_info_;
+  bool check_relay_agent_info_ = false;
   std::vector<Violation> violations_;
   std::size_t violation_count_ = 0;
 };

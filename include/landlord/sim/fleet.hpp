@@ -108,6 +108,7 @@ class Fleet {
   const Stats& stats() const { return stats_; }
   Stats& stats() { return stats_; }
   const Auditor& auditor() const { return auditor_; }
+  Auditor& auditor() { return auditor_; }
   std::array<std::size_t, kClientStateCount> state_counts() const;
   std::size_t bound_now() const { return holders_.size(); }
   const Workload& workload() const { return workload_; }

@@ -37,6 +37,8 @@ class Transport : public Sink {
   // What this transport does not exercise, for the report.
   virtual std::string note() const = 0;
   void capture_to(PcapWriter* writer) { pcap_ = writer; }
+  // The option 82 this transport adds to every request (relay mode); empty when none.
+  virtual std::span<const std::uint8_t> relay_agent_info() const { return {}; }
 
  protected:
   PcapWriter* pcap_ = nullptr;

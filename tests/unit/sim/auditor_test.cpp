@@ -121,6 +121,28 @@ TEST(Auditor, ReplyToARequestNeverSent) {
   EXPECT_EQ(auditor.violations()[1].kind, Violation::Kind::UnsolicitedReply);
 }
 
+TEST(Auditor, RelayAgentInfoMustBeEchoed) {
+  const test::Server server;
+  const ClientIdentity client = test::identity(1);
+  const std::array<std::uint8_t, 2> relay_info = {19, 0};
+  Auditor auditor;
+  auditor.expect_relay_agent_info(relay_info);
+  auditor.on_sent(0, 42);
+  wire::Message echoed = server.offer(client, 42, kAddress);
+  echoed.options.set(wire::option::kRelayAgentInfo, relay_info);
+  auditor.on_reply(0, echoed, kEpoch);
+  EXPECT_EQ(auditor.violation_count(), 0u);
+
+  const std::array<std::uint8_t, 4> altered = {19, 0, 1, 0};
+  wire::Message changed = echoed;
+  changed.options.set(wire::option::kRelayAgentInfo, altered);
+  auditor.on_reply(0, changed, kEpoch);
+  auditor.on_reply(0, server.offer(client, 42, kAddress), kEpoch);
+  ASSERT_EQ(auditor.violation_count(), 2u);
+  EXPECT_EQ(auditor.violations()[0].kind, Violation::Kind::RelayInfoNotEchoed);
+  EXPECT_EQ(auditor.violations()[1].kind, Violation::Kind::RelayInfoNotEchoed);
+}
+
 TEST(Auditor, LateReplyToAnEarlierRequestIsSolicited) {
   const test::Server server;
   const ClientIdentity client = test::identity(1);
