@@ -59,6 +59,17 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
   out += fmt::format(R"(  "seed": {}, "duration_s": {:.1f}, "elapsed_s": {:.3f}, "cpu_s": {:.3f},)" "\n",
                      info.seed, std::chrono::duration<double>(fleet.workload().duration).count(),
                      info.elapsed_s, info.cpu_s);
+  const Workload& w = fleet.workload();
+  out += fmt::format(
+      R"(  "workload": {{"clients": {}, "rate_per_s": {}, "stay_s": {:.1f}, "release": {}, "vanish": {}, "decline": {}, "restart_clients": {}, "drop_replies": {}, "block_unicast": {}, "retransmit_base_ms": {}, "renew_min_ms": {}, "client_id": {}}},)" "\n",
+      w.clients, w.arrival_rate_per_s, std::chrono::duration<double>(w.stay).count(),
+      w.release_fraction, w.vanish_fraction, w.decline_fraction, w.restart_fraction, w.drop_replies,
+      w.block_unicast ? fmt::format(R"({{"from_s": {:.1f}, "length_s": {:.1f}}})",
+                                    std::chrono::duration<double>(w.block_unicast->from).count(),
+                                    std::chrono::duration<double>(w.block_unicast->length).count())
+                      : std::string("null"),
+      w.timing.retransmit_base.count(), w.timing.renew_retransmit_min.count(),
+      w.send_client_id ? "true" : "false");
   out += fmt::format(R"(  "clients": {}, "offers": {}, "leases_acquired": {}, "reboots": {},)" "\n",
                      s.clients_started, s.offers, s.leases, s.reboots);
   out += fmt::format(R"(  "renewals": {},)" "\n", fraction_json(s.renewals, s.renew_started, s.renew_fractions));

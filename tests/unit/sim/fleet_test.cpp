@@ -3,6 +3,8 @@
 // rebinds at T2 = 0.875 when renewals go unanswered).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "landlord/sim/fleet.hpp"
 #include "landlord/sim/report.hpp"
 #include "scripted_server.hpp"
@@ -48,6 +50,26 @@ TEST(Fleet, RenewsAtHalfTheLease) {
   EXPECT_EQ(fleet.state_counts()[static_cast<std::size_t>(ClientState::Bound)] +
                 fleet.state_counts()[static_cast<std::size_t>(ClientState::Renewing)],
             200u);
+}
+
+TEST(Fleet, ReportCarriesTheCounts) {
+  ScriptedServer server({.lease_s = 60});
+  Workload workload = lab_workload();
+  workload.block_unicast = Window{100s, 50s};
+  Fleet fleet(workload, test::kEpoch);
+  test::run_virtual(fleet, server, test::kEpoch);
+  const Stats& stats = fleet.stats();
+  const std::string json = report_json(fleet, RunInfo{"in-process", "scripted", 11, 1.5, 0.5});
+  EXPECT_NE(json.find(fmt::format(R"("renewals": {{"count": {}, "started": {})", stats.renewals,
+                                  stats.renew_started)),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(fmt::format(R"("rebinds": {{"count": {})", stats.rebinds)), std::string::npos);
+  EXPECT_NE(json.find(R"("block_unicast": {"from_s": 100.0, "length_s": 50.0})"), std::string::npos);
+  EXPECT_NE(json.find(R"("violation_count": 0)"), std::string::npos);
+  EXPECT_NE(json.find(R"("violations": [])"), std::string::npos);
+  const std::string text = report_text(fleet, RunInfo{"relay", "renew and rebind both relayed", 11, 1, 1});
+  EXPECT_NE(text.find("transport: relay — renew and rebind both relayed"), std::string::npos) << text;
 }
 
 TEST(Fleet, DefaultTimersWhenTheServerSendsNone) {
