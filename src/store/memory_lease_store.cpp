@@ -22,7 +22,9 @@ Expected<std::vector<WriteResult>, StoreError> MemoryLeaseStore::commit(
     auto [position, inserted] = records_.try_emplace(record.address, record);
     if (inserted) {
       results.push_back(WriteResult::Written);
-    } else if (record.fencing_token >= position->second.fencing_token) {
+    } else if (record.fencing_token > position->second.fencing_token ||
+               (record.fencing_token == position->second.fencing_token &&
+                record.client == position->second.client)) {
       position->second = record;
       results.push_back(WriteResult::Written);
     } else {

@@ -28,7 +28,10 @@ inline constexpr std::string_view kUpsertSql =
     " lease_time_ms = excluded.lease_time_ms, renew_time_ms = excluded.renew_time_ms,"
     " rebind_time_ms = excluded.rebind_time_ms, last_extension = excluded.last_extension,"
     " client_key = excluded.client_key"
-    " WHERE excluded.fencing_token >= leases.fencing_token";
+    // An equal token is the same grant (an extension, release or expiry by its holder); from
+    // another holder it is a stale writer's competing first grant and is refused.
+    " WHERE excluded.fencing_token > leases.fencing_token"
+    " OR (excluded.fencing_token = leases.fencing_token AND excluded.client_key = leases.client_key)";
 
 inline constexpr std::string_view kSelectAllSql =
     "SELECT address, state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms,"

@@ -215,6 +215,17 @@ TEST_P(LeaseStoreConformance, EqualTokenIsWritten) {
   EXPECT_TRUE(same_lease(record, only_record()));
 }
 
+TEST_P(LeaseStoreConformance, EqualTokenFromAnotherHolderIsStale) {
+  // Two writers that each believe they make the first grant of an address carry equal tokens;
+  // the second one must not replace the first holder.
+  const auto first = bound_lease(1, 5);
+  commit_ok({first});
+  auto competing = bound_lease(2, 5);
+  competing.address = first.address;
+  EXPECT_EQ(commit_ok({competing}), std::vector{WriteResult::StaleToken});
+  EXPECT_TRUE(same_lease(first, only_record()));
+}
+
 TEST_P(LeaseStoreConformance, BatchReportsEachRecordInOrder) {
   commit_ok({bound_lease(2, 9)});
   auto stale = bound_lease(2, 3);
