@@ -23,10 +23,14 @@ bool holds_lease(sim::ClientState state) {
          state == sim::ClientState::Rebinding;
 }
 
+// Every field: a store must give back what it was given.
 bool same_record(const lease::Lease& a, const lease::Lease& b) {
-  return a.address == b.address && a.client == b.client && a.state == b.state &&
-         a.fencing_token == b.fencing_token && a.granted_at == b.granted_at &&
-         a.lease_time == b.lease_time;
+  return a.address == b.address && a.client == b.client && a.hardware == b.hardware &&
+         a.client_id == b.client_id && a.hostname == b.hostname && a.state == b.state &&
+         a.last_extension == b.last_extension && a.subnet_id == b.subnet_id &&
+         a.granted_at == b.granted_at && a.lease_time == b.lease_time &&
+         a.renew_time == b.renew_time && a.rebind_time == b.rebind_time &&
+         a.fencing_token == b.fencing_token;
 }
 
 }  // namespace
@@ -63,23 +67,25 @@ void Invariants::on_commit(std::span<const lease::Lease> batch,
              fmt::format("the store took {} after token {}", describe(record), it->second));
     }
     if (!first && record.fencing_token > it->second) it->second = record.fencing_token;
+    last_committed_.insert_or_assign(record.address, record);
   }
 }
 
 void Invariants::check_engine(const engine::Engine& engine, TimePoint now) {
   std::unordered_set<Ipv4> addresses;
-  std::unordered_map<std::string, Ipv4> bound_by_client;  // key raw + subnet
+  std::unordered_map<std::string, Ipv4> bound_by_client;  // client key bytes, then subnet id
   engine.for_each_lease([&](const lease::Lease& lease) {
     if (!addresses.insert(lease.address).second) {
       report(now, "table-duplicate-address",
              fmt::format("the table lists {} twice", lease.address.to_string()));
     }
     if (lease.state != lease::LeaseState::Bound) return;
-    const std::string client = fmt::format("{}/{}", hex(lease.client.raw()), lease.subnet_id);
+    std::string client = lease.client.raw();
+    client.append(reinterpret_cast<const char*>(&lease.subnet_id), sizeof lease.subnet_id);
     if (const auto [it, first] = bound_by_client.try_emplace(client, lease.address); !first) {
       report(now, "client-bound-twice",
-             fmt::format("client {} holds {} and {}", client, it->second.to_string(),
-                         lease.address.to_string()));
+             fmt::format("client {} holds {} and {} in subnet {}", hex(lease.client.raw()),
+                         it->second.to_string(), lease.address.to_string(), lease.subnet_id));
     }
     const lease::Lease* indexed = engine.find(lease.client);
     if (indexed == nullptr || indexed->address != lease.address) {
@@ -144,6 +150,23 @@ void Invariants::check_store_expiry(const StoreSnapshot& store, TimePoint now) {
              fmt::format("{} is {} ms past its expiry in the store", describe(record),
                          (now - record.expires_at()).count()));
     }
+  }
+}
+
+void Invariants::check_store_keeps_commits(const StoreSnapshot& store, TimePoint now) {
+  for (const auto& [address, committed] : last_committed_) {
+    const auto stored = store.find(address);
+    if (stored == store.end() || !same_record(stored->second, committed)) {
+      report(now, "store-lost-commit",
+             fmt::format("committed {}, the store has {}", describe(committed),
+                         stored == store.end() ? std::string("nothing")
+                                               : describe(stored->second)));
+    }
+  }
+  if (store.size() > last_committed_.size()) {
+    report(now, "store-lost-commit",
+           fmt::format("the store has {} records, {} addresses were written", store.size(),
+                       last_committed_.size()));
   }
 }
 

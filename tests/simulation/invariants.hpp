@@ -51,6 +51,9 @@ class Invariants {
                                    TimePoint now);
   // Leases nobody renews (vanished clients) end in the store within lease time + slack.
   void check_store_expiry(const StoreSnapshot& store, TimePoint now);
+  // The store holds exactly the last record committed for each address: nothing committed
+  // is lost or rolled back, across a reopen too.
+  void check_store_keeps_commits(const StoreSnapshot& store, TimePoint now);
 
   void report(TimePoint at, std::string_view rule, std::string detail);
   const std::vector<Finding>& findings() const { return findings_; }
@@ -59,6 +62,7 @@ class Invariants {
  private:
   Duration expiry_slack_;
   std::unordered_map<Ipv4, lease::FencingToken> highest_token_;
+  std::unordered_map<Ipv4, lease::Lease> last_committed_;
   std::vector<Finding> findings_;  // the first few, in order
   std::size_t count_ = 0;
 };

@@ -8,6 +8,7 @@
 #include <queue>
 #include <vector>
 
+#include "landlord/base/hardware_address.hpp"
 #include "landlord/base/ipv4.hpp"
 #include "landlord/base/time.hpp"
 #include "landlord/sim/random.hpp"
@@ -30,6 +31,11 @@ struct Datagram {
   // ToServer: sent to a broadcast address (DISCOVER, REBINDING, ...) or unicast to the server.
   bool to_broadcast = true;
   Ipv4 source;  // the sender's IP source address: 0.0.0.0 before it has a lease
+  // ToClients, RFC 2131 §4.1: a reply unicast to ciaddr reaches only the host that has that
+  // address when it arrives; broadcasts and frames sent to chaddr reach the client whatever
+  // address it has. `chaddr` is the client the reply is for.
+  std::optional<Ipv4> to_address;
+  HardwareAddress chaddr;
 };
 
 struct NetworkCounters {

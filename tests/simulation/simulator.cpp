@@ -77,9 +77,10 @@ Simulator::~Simulator() = default;
 config::Config Simulator::make_config() const {
   config::Config config;
   config.source = "simulation";
-  config.server.authoritative = true;
+  config.server.authoritative = options_.authoritative;
   config.store.type = config::StoreSection::Type::Memory;
   config.lease.time = options_.lease_time;
+  config.lease.offer_hold = options_.offer_hold;
   config::Subnet subnet;
   subnet.id = 1;
   subnet.subnet = options_.subnet;
@@ -104,7 +105,7 @@ std::string SimulationReport::summary() const {
       "  engine: discovers={} offers={} grants={} renewals={} rebinds={} naks={} declines={} "
       "releases={} expirations={} ignored={} pool_exhausted={}\n"
       "  server: crashes={} commits={} records={} lost_to_crashes={} lost_while_down={} "
-      "audits={} agreement_checks={}\n"
+      "undeliverable={} audits={} agreement_checks={}\n"
       "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
       "duplicated={}\n"
       "  violations: auditor={} server={}",
@@ -115,7 +116,7 @@ std::string SimulationReport::summary() const {
       fleet.unicast_blocked, engine.discovers, engine.offers, engine.grants, engine.renewals,
       engine.rebinds, engine.naks, engine.declines, engine.releases, engine.expirations,
       engine.ignored, engine.pool_exhausted, crashes, commits, records_committed,
-      lost_to_crashes, lost_while_down, audits, agreement_checks, to_server.sent,
+      lost_to_crashes, lost_while_down, undeliverable, audits, agreement_checks, to_server.sent,
       to_server.dropped, to_server.duplicated, to_clients.sent, to_clients.dropped,
       to_clients.duplicated, auditor_violation_count, finding_count);
   for (const sim::Violation& violation : auditor_violations) {
@@ -241,8 +242,10 @@ void Simulator::start_engine(TimePoint now) {
   engine_ = std::make_unique<engine::Engine>(config_);
   const auto loaded = store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
   if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
-  // What was restored must be exactly what is stored.
-  invariants_.check_engine_matches_store(*engine_, snapshot(), now);
+  // The store kept every commit, and what was restored is exactly what is stored.
+  const StoreSnapshot records = snapshot();
+  invariants_.check_store_keeps_commits(records, now);
+  invariants_.check_engine_matches_store(*engine_, records, now);
   ++report_.agreement_checks;
   schedule_crash(now);
 }
@@ -302,6 +305,10 @@ void Simulator::deliver(Datagram datagram) {
   mix(static_cast<std::uint64_t>(unix_ms(now_)) * 2 + static_cast<std::uint64_t>(datagram.direction));
   for (const std::uint8_t byte : datagram.payload) mix(byte);
   if (datagram.direction == Direction::ToClients) {
+    if (datagram.to_address && fleet_.holder_of(*datagram.to_address) != datagram.chaddr) {
+      ++report_.undeliverable;  // nobody, or another client, has that address now
+      return;
+    }
     fleet_.receive(datagram.payload, now_, sim::Fleet::as_ns(now_), *client_side_);
     return;
   }
@@ -378,6 +385,8 @@ std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
   datagram.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
   datagram.to_broadcast = reply.route == engine::Route::Broadcast;
   datagram.source = kServerAddress;
+  if (reply.route == engine::Route::Ciaddr) datagram.to_address = reply.destination;
+  datagram.chaddr = message.hardware_address();
   return datagram;
 }
 
@@ -443,6 +452,7 @@ void Simulator::audit() {
   const StoreSnapshot records = snapshot();
   invariants_.check_client_leases_durable(fleet_, records, now_);
   invariants_.check_store_expiry(records, now_);
+  invariants_.check_store_keeps_commits(records, now_);
   agreement_due_ = true;
   if (engine_ && pending_.empty()) check_agreement();
 }

@@ -30,6 +30,8 @@ struct SimulationOptions {
   std::uint64_t seed = 1;
   sim::Workload workload;  // its seed is derived from `seed`
   Duration lease_time = 10min;
+  Duration offer_hold = 30s;  // short holds race REQUESTs delayed or retransmitted
+  bool authoritative = true;
   Cidr subnet{Ipv4{198, 18, 0, 0}, 21};  // holds kServerAddress
   config::AddressRange pool{Ipv4{198, 18, 0, 10}, Ipv4{198, 18, 7, 250}};
 
@@ -70,7 +72,8 @@ struct SimulationReport {
 
   engine::Counters engine;  // summed over every engine the run built
   std::size_t crashes = 0, commits = 0, records_committed = 0, audits = 0,
-              agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0;
+              agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0,
+              undeliverable = 0;  // replies to a ciaddr nobody had any more
   NetworkCounters to_server, to_clients;
 
   bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }

@@ -27,8 +27,9 @@ inline LinkFaults lossy_link() {
   return faults;
 }
 
-// One seed, one run: fleet size, lease time, pool (sometimes smaller than the fleet, so
-// expired addresses change hands), faults and crash rate all drawn from the seed.
+// One seed, one run: fleet size, lease time, offer hold, authority, pool (sometimes smaller
+// than the fleet, so expired addresses change hands), faults and crash rate all drawn from the
+// seed.
 inline SimulationOptions sweep_options(std::uint64_t seed) {
   sim::Random pick(sim::derive_seed(seed, 0x5eed));
   SimulationOptions options;
@@ -45,15 +46,17 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
     options.workload.block_unicast =
         sim::Window{std::chrono::minutes(pick.between(5, 20)), std::chrono::minutes(pick.between(5, 20))};
   }
-  const Duration lease_times[] = {std::chrono::minutes(2), std::chrono::minutes(5),
-                                  std::chrono::minutes(10)};
-  options.lease_time = lease_times[pick.between(0, 2)];
+  const Duration lease_times[] = {std::chrono::minutes(1), std::chrono::minutes(2),
+                                  std::chrono::minutes(5), std::chrono::minutes(10)};
+  options.lease_time = lease_times[pick.between(0, 3)];
+  options.offer_hold = pick.chance(0.3) ? std::chrono::seconds(2) : std::chrono::seconds(30);
+  options.authoritative = pick.chance(0.8);
   const auto pool_size = static_cast<std::uint32_t>(
       static_cast<double>(clients) * (0.6 + pick.unit() * 0.8));
   options.pool = {Ipv4{198, 18, 0, 10}, Ipv4{Ipv4{198, 18, 0, 10}.to_uint() + pool_size - 1}};
   const auto link = [&] {
     LinkFaults faults;
-    faults.drop = pick.unit() * 0.1;
+    faults.drop = pick.unit() * (pick.chance(0.2) ? 0.3 : 0.1);
     faults.duplicate = pick.unit() * 0.05;
     faults.delay_max = Duration{pick.between(1, 500)};
     return faults;
