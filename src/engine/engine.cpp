@@ -405,8 +405,12 @@ struct Engine::State {
       return ignore("DECLINE for an address not offered to or held by this client", *address);
     }
     Lease declined = *record;
+    // Declining an offer makes the decliner the address's holder of record: when that is a
+    // change of holder, the record takes a new token (the store accepts an equal token only
+    // from the same client).
     const Lease* previous = last_lease(*address);
     declined.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
+    if (previous == nullptr || previous->client != declined.client) ++declined.fencing_token;
     declined.state = LeaseState::Declined;
     declined.last_extension = lease::Extension::None;
     declined.granted_at = now;
@@ -496,6 +500,7 @@ struct Engine::State {
           Lease freed = *due;
           freed.state = LeaseState::Expired;
           freed.client = ClientKey{};
+          ++freed.fencing_token;  // a change of holder (to nobody) takes a new token
           freed.client_id = ClientId{};
           freed.hardware = HardwareAddress{};
           freed.hostname.clear();

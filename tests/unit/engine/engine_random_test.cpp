@@ -71,7 +71,7 @@ class RandomTraffic {
         break;
       default:
         for (const auto& record : harness_.advance(Duration{random_() % (6 * 60'000)})) {
-          (void)record;
+          check_store_accepts(record);
         }
         return;
     }
@@ -83,8 +83,22 @@ class RandomTraffic {
     judge(client, outcome);
   }
 
+  // The store's fencing rule (store/lease_store.hpp): a write needs a higher token than the
+  // stored record, or the same token from the same client. Every mutation must pass it.
+  void check_store_accepts(const lease::Lease& record) {
+    auto [stored, first] = persisted_.try_emplace(record.address.to_uint(), record);
+    if (first) return;
+    EXPECT_TRUE(record.fencing_token > stored->second.fencing_token ||
+                (record.fencing_token == stored->second.fencing_token &&
+                 record.client == stored->second.client))
+        << record.address.to_string() << " token " << record.fencing_token << " after "
+        << stored->second.fencing_token << "\n" << recent_history();
+    stored->second = record;
+  }
+
   // What a client was told must never contradict what another client was told.
   void judge(std::uint8_t client, const Outcome& outcome) {
+    for (const lease::Lease& record : outcome.mutations) check_store_accepts(record);
     if (outcome.event.kind == EventKind::Release || outcome.event.kind == EventKind::Decline) {
       promises_.erase(outcome.event.address.to_uint());
     }
@@ -147,6 +161,7 @@ class RandomTraffic {
   Harness harness_;
   std::map<std::uint32_t, Promise> promises_;
   std::map<std::uint32_t, lease::FencingToken> tokens_;
+  std::map<std::uint32_t, lease::Lease> persisted_;
 };
 
 TEST(RandomTraffic, InvariantsHoldAcrossSeeds) {
