@@ -191,5 +191,12 @@ measure_callgrind() {
   record "$name" callgrind_lost "$((sent - acks))"
   record "$name" instructions_per_dora "$(awk -v i="$instructions" -v n="$acks" \
     'BEGIN { if (n > 0) printf "%.0f", i / n; else print "-" }')"
+  # Where the instructions go: the top functions. Frames already on the stack when the
+  # counters were zeroed (thread entry, main, the event loop) show inclusive counts; they say
+  # nothing about cost, so they are left out.
+  callgrind_annotate --auto=no --threshold=100 "$dump" 2>/dev/null |
+    awk '/^-+$/ { dashes++; next } dashes >= 4 && NF > 1' |
+    grep -Ev 'clone\.S|start_thread|libc_start|below main|:main |_M_run\(\)|server::run\(|\?\?\?:0x' |
+    head -12 | sed 's/ \[[^]]*\]$//' | cut -c1-150 >"$lab_dir/$name.callgrind-top.txt" || true
   lab_log "$name: callgrind: $instructions instructions over $acks DORAs ($sent sent)"
 }

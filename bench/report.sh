@@ -87,6 +87,13 @@ report_print() {
     [[ -z "$k" && -z "$l" ]] && continue
     printf '  %-24s %s | %s\n' "$metric" "${k:--}" "${l:--}"
   done
+  local top
+  for top in "$lab_dir"/*.callgrind-top.txt; do
+    [[ -s "$top" ]] || continue
+    echo
+    echo "callgrind, $(basename "$top" .callgrind-top.txt): the functions with the most instructions of their own"
+    sed 's/^/  /' "$top"
+  done
   local note
   for note in ${report_notes[@]+"${report_notes[@]}"}; do
     echo "note: $note"
