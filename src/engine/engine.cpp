@@ -15,9 +15,10 @@
 // them out. An OFFER is an in-memory hold for offer_hold: it covers the address's last record,
 // which comes back if the client never asks for the address. Only an ACK writes a record.
 //
-// Fencing: a grant to a client other than the address's last holder takes the last record's
-// token plus one; a grant to the same client keeps it. Records are replaced, never removed, so
-// the last token of each address survives the end of its lease and a restart.
+// Fencing: a record naming a client other than the address's last holder (a grant, a decline
+// of an offer, the end of a decline hold) takes the last record's token plus one; the same
+// client keeps it. Records are replaced, never removed, so the last token of each address
+// survives the end of its lease and a restart.
 #include "landlord/engine/engine.hpp"
 
 #include <algorithm>

@@ -93,8 +93,11 @@ struct Counters {
 //   server may hold it).
 // - A lease keeps its absolute expiry across restore(); one already past it is expired, and
 //   counted, by the first reclaim().
-// - Fencing tokens: +1 when an address goes to a client other than its last holder, kept on
-//   extension and when the same client comes back; never lower after restore().
+// - Fencing tokens: +1 whenever a persisted record names a different client than the last one
+//   for its address (a grant to someone new, a decline of an offer over another's record, the
+//   end of a decline hold, which leaves the address to nobody); kept on extension, expiry,
+//   release and when the same client comes back; never lower after restore(). So every
+//   mutation passes the store's rule: a higher token, or the same token from the same client.
 class Engine {
  public:
   explicit Engine(const config::Config& config);
