@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -164,6 +165,93 @@ TEST(LeaseTable, RecordSizeIsMeasured) {
   RecordProperty("record_bytes", static_cast<int>(LeaseTable::record_bytes()));
   RecordProperty("lease_bytes", static_cast<int>(sizeof(Lease)));
   EXPECT_LE(LeaseTable::record_bytes(), sizeof(Lease) + 8);
+}
+
+}  // namespace
+}  // namespace landlord::lease
+
+namespace landlord::lease {
+namespace {
+
+// Random puts, holds and hold ends against a plain model: every index must agree with it.
+TEST(LeaseTable, AgreesWithAModelUnderRandomChanges) {
+  std::mt19937 random(11);
+  LeaseTable table;
+  struct Model {
+    Lease lease;
+    std::optional<TimePoint> deadline;
+    std::optional<Lease> covered;
+  };
+  std::map<std::uint32_t, Model> model;
+  for (int step = 0; step < 20'000; ++step) {
+    const auto last = static_cast<std::uint8_t>(random() % 64);
+    const Ipv4 address{198, 18, 0, last};
+    Lease lease = bound(last, static_cast<std::uint8_t>(random() % 16), step,
+                        1 + static_cast<std::int64_t>(random() % 5000));
+    auto existing = model.find(address.to_uint());
+    switch (random() % 4) {
+      case 0:
+      case 1: {  // put, in one of the persisted states
+        static constexpr LeaseState kStates[] = {LeaseState::Bound, LeaseState::Expired,
+                                                 LeaseState::Released, LeaseState::Declined};
+        lease.state = kStates[random() % 4];
+        const bool has_deadline =
+            lease.state == LeaseState::Bound || lease.state == LeaseState::Declined;
+        table.put(lease);
+        model[address.to_uint()] = {lease, has_deadline ? std::optional(lease.expires_at())
+                                                        : std::nullopt,
+                                    std::nullopt};
+        break;
+      }
+      case 2: {  // hold
+        lease.state = LeaseState::Offered;
+        const TimePoint until = at_s(step + 30);
+        std::optional<Lease> covered;
+        if (existing != model.end()) {
+          covered = existing->second.lease.state == LeaseState::Offered ? existing->second.covered
+                                                                        : existing->second.lease;
+        }
+        table.hold(lease, until);
+        model[address.to_uint()] = {lease, until, covered};
+        break;
+      }
+      default:  // end a hold, if there is one
+        if (existing == model.end() || existing->second.lease.state != LeaseState::Offered) break;
+        table.end_hold(address);
+        if (existing->second.covered) {
+          const Lease back = *existing->second.covered;
+          const bool has_deadline =
+              back.state == LeaseState::Bound || back.state == LeaseState::Declined;
+          existing->second = {back, has_deadline ? std::optional(back.expires_at()) : std::nullopt,
+                              std::nullopt};
+        } else {
+          model.erase(existing);
+        }
+        break;
+    }
+    ASSERT_EQ(table.size(), model.size());
+    std::optional<TimePoint> earliest;
+    for (const auto& [value, entry] : model) {
+      const Lease* found = table.find(Ipv4{value});
+      ASSERT_NE(found, nullptr);
+      ASSERT_EQ(found->client, entry.lease.client);
+      ASSERT_EQ(found->state, entry.lease.state);
+      ASSERT_EQ(found->granted_at, entry.lease.granted_at);
+      if (entry.deadline && (!earliest || *entry.deadline < *earliest)) earliest = entry.deadline;
+      // The client index answers with one of the client's records, or none (a record whose
+      // newer sibling was replaced by another client's loses its entry: affinity is best-effort).
+      if (const Lease* by_client = table.find(entry.lease.client)) {
+        ASSERT_EQ(by_client->client, entry.lease.client);
+        ASSERT_EQ(table.find(by_client->address), by_client);
+      }
+    }
+    // The record written in this step is the newest of its client: the index points at it.
+    if (const Lease* written = table.find(address);
+        written != nullptr && written->granted_at == at_s(step)) {
+      ASSERT_EQ(table.find(written->client), written) << "step " << step;
+    }
+    ASSERT_EQ(table.next_deadline(), earliest) << "step " << step;
+  }
 }
 
 }  // namespace
