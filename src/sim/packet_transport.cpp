@@ -135,6 +135,7 @@ class PacketTransport final : public Transport {
  private:
   std::size_t handle(std::span<const std::uint8_t> frame, const Receiver& receiver) {
     if (const auto request = frames::parse_arp_request(frame)) {
+      if (pcap_) pcap_->write(frame);
       answer_arp(*request);
       return 0;
     }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# landlord-sim against the landlord daemon: the auditor must find nothing.
+#   relay: landlord on 127.0.0.1 (private port), the simulator as a relay agent. No root.
+#   l2:    landlord in a namespace lab of its own ("<prefix>s", 198.18.0.1/24) and the simulator
+#          speaking Ethernet from "<prefix>c" over a veth: broadcast DORA, unicast RENEW, and
+#          landlord's unicast replies to renewing clients found through the simulator's ARP
+#          answers. Needs root; skips (77) otherwise.
+# Leases of 24 s (T1 12 s, T2 21 s) so renewals, and rebinds while renewals are blocked, happen
+# in a bounded run.
+# Usage: sim_landlord.sh path/to/landlord-sim path/to/landlord relay|l2
+set -euo pipefail
+
+SIM=${1:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
+LANDLORD=${2:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
+MODE=${3:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
+
+WORK=$(mktemp -d /tmp/sim_landlord.XXXXXX)
+PREFIX="lsl$$"
+SERVER_NS="${PREFIX}s"
+CLIENT_NS="${PREFIX}c"
+SERVER_IF="${PREFIX}s0"
+CLIENT_IF="${PREFIX}c0"
+SERVER_PID=""
+cleanup() {
+  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  if [[ $MODE == l2 ]]; then
+    ip netns del "$SERVER_NS" 2>/dev/null || true
+    ip netns del "$CLIENT_NS" 2>/dev/null || true
+  fi
+  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT INT TERM
+
+lease_config='lease:
+  time: 24s
+  renew: 50%
+  rebind: 87.5%
+  offer-hold: 5s
+  decline-hold: 30s'
+
+case $MODE in
+  relay)
+    SERVER_PORT=$((20000 + $$ % 20000))
+    RELAY_PORT=$((SERVER_PORT + 1))
+    cat > "$WORK/landlord.yaml" <<YAML
+server:
+  listen: 127.0.0.1:$SERVER_PORT
+store:
+  type: sqlite
+  path: $WORK/leases.db
+$lease_config
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [198.18.1.0-198.18.254.255]
+    relays: [127.0.0.1]
+log:
+  level: warn
+YAML
+    "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+    SERVER_PID=$!
+    RUN=("$SIM" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$RELAY_PORT")
+    DURATION_S=45
+    ;;
+  l2)
+    [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
+    command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
+    ip netns add "$SERVER_NS" || { echo "SKIP: cannot create network namespaces"; exit 77; }
+    ip netns add "$CLIENT_NS"
+    ip link add "$SERVER_IF" type veth peer name "$CLIENT_IF"
+    ip link set "$SERVER_IF" netns "$SERVER_NS"
+    ip link set "$CLIENT_IF" netns "$CLIENT_NS"
+    ip -n "$SERVER_NS" addr add 198.18.0.1/24 dev "$SERVER_IF"
+    ip -n "$SERVER_NS" link set "$SERVER_IF" up
+    ip -n "$SERVER_NS" link set lo up
+    ip -n "$CLIENT_NS" link set "$CLIENT_IF" up
+    ip -n "$CLIENT_NS" link set lo up
+    cat > "$WORK/landlord.yaml" <<YAML
+server:
+  interfaces: [$SERVER_IF]
+  listen: 0.0.0.0:67
+  server-id: 198.18.0.1
+store:
+  type: sqlite
+  path: $WORK/leases.db
+$lease_config
+subnets:
+  - subnet: 198.18.0.0/24
+    interfaces: [$SERVER_IF]
+    pools: [198.18.0.10-198.18.0.250]
+log:
+  level: warn
+YAML
+    ip netns exec "$SERVER_NS" "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+    SERVER_PID=$!
+    RUN=(ip netns exec "$CLIENT_NS" "$SIM" --interface "$CLIENT_IF" --pcap "$WORK/traffic.pcap")
+    DURATION_S=60
+    ;;
+  *) echo "mode must be relay or l2"; exit 2 ;;
+esac
+sleep 1
+kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+
+# Renewals go unanswered from 25 s for 20 s: every client reaches T2 once and rebinds.
+status=0
+timeout $((DURATION_S + 30)) "${RUN[@]}" --clients 150 --rate 50 --duration "${DURATION_S}s" \
+  --seed 7 --retransmit-base 1s --renew-min 2s --release 0.1 --vanish 0.1 --decline 0.05 \
+  --restart-clients 0.1 --block-unicast 25s+20s --report "$WORK/report.json" || status=$?
+[[ -s $WORK/report.json ]] || { echo "FAIL: no report (landlord-sim exit $status)"; exit 1; }
+jq -c '{transport, clients, leases_acquired, renewals, rebinds, expirations, releases, declines,
+        vanished, naks, timeouts, violation_count}' "$WORK/report.json"
+
+fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
+kill -0 "$SERVER_PID" 2>/dev/null || fail "landlord died: $(tail -5 "$WORK/landlord.log")"
+[[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
+check() { jq -e "$1" "$WORK/report.json" >/dev/null || fail "$2"; }
+check ".transport == \"$MODE\"" "transport is not $MODE"
+check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.json")"
+check '.leases_acquired >= 150' "not every client got a lease"
+check '.renewals.count > 150' "too few renewals"
+check '.renewals.lease_fraction_p50 >= 0.45 and .renewals.lease_fraction_p50 <= 0.55' "renewals not near T1 = 0.5"
+check '.rebinds.count > 50' "too few rebinds while renewals were blocked"
+check '.rebinds.lease_fraction_p50 >= 0.8 and .rebinds.lease_fraction_p50 <= 0.92' "rebinds not near T2 = 0.875"
+check '.expirations == 0' "leases expired although the server was answering"
+check '.declines > 0 and .releases > 0' "no declines or releases exercised"
+echo "PASS: landlord-sim ($MODE) against landlord: no violations"
