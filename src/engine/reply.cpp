@@ -113,6 +113,11 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
       add_configured_options(request, *spec.subnet, options);
     }
   }
+  // RFC 3011 §3: a server that honours the subnet selection option returns an identical copy
+  // to any client that sends it (clients discard replies without it).
+  if (request.options.has(option::kSubnetSelection)) {
+    options.set(option::kSubnetSelection, request.options.get(option::kSubnetSelection));
+  }
   // RFC 6842: the client identifier comes back in every reply, NAK included.
   if (request.options.has(option::kClientId)) {
     options.set(option::kClientId, request.options.get(option::kClientId));

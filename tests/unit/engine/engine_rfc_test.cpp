@@ -484,6 +484,8 @@ TEST(Rfc2131Table3, OfferAckAndNakFieldsAreCopiedOrZeroed) {
   }
 }
 
+// Order: 53, 54, 51, 58, 59, 1, configured options in the client's option 55 order, the other
+// configured options, then the echoes: 118 (RFC 3011), 61 (RFC 6842), 82 last (RFC 3046).
 TEST(Rfc2131Section431Options, FixedOptionsThenRequestedOrderThenTheRest) {
   Harness harness;
   auto discover = client_message(MessageType::Discover, 1);
@@ -498,7 +500,8 @@ TEST(Rfc2131Section431Options, FixedOptionsThenRequestedOrderThenTheRest) {
   const std::vector<std::uint8_t> expected = {
       option::kMessageType, option::kServerId,   option::kLeaseTime,   option::kRenewalTime,
       option::kRebindingTime, option::kSubnetMask, option::kDomainName, option::kDnsServers,
-      option::kRouters,     option::kClientId,   option::kRelayAgentInfo};
+      option::kRouters,     option::kSubnetSelection, option::kClientId,
+      option::kRelayAgentInfo};
   EXPECT_EQ(codes(offer), expected);
   EXPECT_EQ(offer.options.get_ipv4(option::kServerId), kServerAddress);
   EXPECT_EQ(offer.options.get_u32(option::kLeaseTime), 3600u);
@@ -597,6 +600,10 @@ TEST(Rfc3011, SubnetSelectionOptionChoosesTheSubnet) {
   const Outcome outcome = harness.send(discover);  // arrives on the local link
   ASSERT_EQ(reply_type(outcome), MessageType::Offer);
   EXPECT_EQ(outcome.reply->message.yiaddr, (Ipv4{198, 18, 1, 100}));
+  // §3: the option comes back unchanged in the reply.
+  EXPECT_EQ(outcome.reply->message.options.get_ipv4(option::kSubnetSelection),
+            (Ipv4{198, 18, 1, 0}));
+  EXPECT_FALSE(harness.discover(2).reply->message.options.has(option::kSubnetSelection));
   discover.options.set_ipv4(option::kSubnetSelection, Ipv4{10, 9, 9, 9});
   const Outcome unknown = harness.send(discover);
   EXPECT_FALSE(unknown.reply);
