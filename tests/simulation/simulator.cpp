@@ -132,66 +132,64 @@ std::string SimulationReport::summary() const {
 
 SimulationReport Simulator::run() {
   const auto wall_start = std::chrono::steady_clock::now();
-  const TimePoint fleet_end = start_ + options_.workload.duration;
   // After the fleet stops, every lease must end on the server: one lease time (or decline
   // hold) and a minute for what was in flight.
   const TimePoint end =
-      fleet_end + std::max(options_.lease_time, config_.lease.decline_hold) + 1min;
-  open_store();
+      fleet_end() + std::max(options_.lease_time, config_.lease.decline_hold) + 1min;
   start_engine(now_);
-
-  std::size_t reclaim_passes = 0;
-  TimePoint reclaim_instant = now_;
-  std::optional<TimePoint> reclaim_stuck_at;
-  while (true) {
-    const auto fleet_due = [&]() -> std::optional<TimePoint> {
-      const auto due = fleet_.next_deadline();
-      if (due && *due < fleet_end) return due;
-      return std::nullopt;
-    }();
-    const auto commit_due_at =
-        pending_.empty() ? std::nullopt : std::optional<TimePoint>(pending_.front().commit_at);
-    std::optional<TimePoint> reclaim_at = engine_ ? engine_->next_deadline() : std::nullopt;
-    if (reclaim_at && reclaim_stuck_at && *reclaim_at <= *reclaim_stuck_at) {
-      reclaim_at = *reclaim_stuck_at + Duration{1};
-    }
-    std::optional<TimePoint> next;
-    for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, reclaim_at,
-                                  fleet_due, crash_at_, std::optional<TimePoint>(next_audit_)}) {
-      earliest(next, candidate);
-    }
-    if (!next || *next > end) break;
-    now_ = std::max(now_, *next);
-
-    // One kind of work per turn, in a fixed order at equal times: determinism.
-    if (restart_at_ && *restart_at_ <= now_) {
-      restart_at_.reset();
-      start_engine(now_);
-    } else if (network_.next_due() && *network_.next_due() <= now_) {
-      deliver(network_.take());
-    } else if (commit_due_at && *commit_due_at <= now_) {
-      commit_due();
-    } else if (reclaim_at && *reclaim_at <= now_) {
-      if (reclaim_instant != now_) reclaim_passes = 0;
-      reclaim_instant = now_;
-      if (++reclaim_passes > kReclaimPassesPerInstant) {
-        invariants_.report(now_, "reclaim-stuck",
-                           "next_deadline() stays in the past after many reclaim passes");
-        reclaim_stuck_at = now_;
-      } else {
-        reclaim_due();
-      }
-    } else if (fleet_due && *fleet_due <= now_) {
-      fleet_.advance(now_, sim::Fleet::as_ns(now_), *client_side_);
-    } else if (crash_at_ && *crash_at_ <= now_) {
-      crash(now_);
-    } else {
-      audit();
-      next_audit_ += options_.audit_interval;
-    }
+  while (step(end)) {
   }
-
   now_ = end;
+  finish();
+  report_.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report_;
+}
+
+// One piece of work: the earliest due, in a fixed order at equal times (determinism).
+bool Simulator::step(TimePoint end) {
+  const auto fleet_due = [&]() -> std::optional<TimePoint> {
+    const auto due = fleet_.next_deadline();
+    if (due && *due < fleet_end()) return due;
+    return std::nullopt;
+  }();
+  const auto commit_due_at =
+      pending_.empty() ? std::nullopt : std::optional<TimePoint>(pending_.front().commit_at);
+  std::optional<TimePoint> reclaim_at = engine_ ? engine_->next_deadline() : std::nullopt;
+  if (reclaim_at && reclaim_stuck_at_ && *reclaim_at <= *reclaim_stuck_at_) {
+    reclaim_at = *reclaim_stuck_at_ + Duration{1};
+  }
+  std::optional<TimePoint> next;
+  for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, reclaim_at,
+                                fleet_due, crash_at_, std::optional<TimePoint>(next_audit_)}) {
+    earliest(next, candidate);
+  }
+  if (!next || *next > end) return false;
+  now_ = std::max(now_, *next);
+
+  const auto due = [&](const std::optional<TimePoint>& at) { return at && *at <= now_; };
+  if (due(restart_at_)) {
+    restart_at_.reset();
+    start_engine(now_);
+  } else if (due(network_.next_due())) {
+    deliver(network_.take());
+  } else if (due(commit_due_at)) {
+    commit_due();
+  } else if (due(reclaim_at)) {
+    reclaim_due();
+  } else if (due(fleet_due)) {
+    fleet_.advance(now_, sim::Fleet::as_ns(now_), *client_side_);
+  } else if (due(crash_at_)) {
+    crash(now_);
+  } else {
+    audit();
+    next_audit_ += options_.audit_interval;
+  }
+  return true;
+}
+
+// The end: every check once more, every lease over, and the report filled in.
+void Simulator::finish() {
   audit();
   if (engine_ && pending_.empty()) check_agreement();
   for (const auto& [address, record] : snapshot()) {
@@ -202,11 +200,8 @@ SimulationReport Simulator::run() {
                                      describe(record)));
     }
   }
-
   fold_engine_counters();
   report_.virtual_time = now_ - start_;
-  report_.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   report_.fleet = fleet_.stats();
   report_.auditor_violations = fleet_.auditor().violations();
   report_.auditor_violation_count = fleet_.auditor().violation_count();
@@ -218,16 +213,16 @@ SimulationReport Simulator::run() {
   report_.finding_count = invariants_.count();
   report_.to_server = network_.counters(Direction::ToServer);
   report_.to_clients = network_.counters(Direction::ToClients);
-  return report_;
 }
 
 // ---- the server: store, engine, crashes
 
 void Simulator::open_store() {
   if (options_.store == StoreKind::Memory) {
-    if (!store_) store_ = std::make_unique<store::MemoryLeaseStore>();
+    store_ = std::make_unique<store::MemoryLeaseStore>();
     return;
   }
+  store_.reset();  // the old connection closes first, as a dead process's would
   auto opened = store::SqliteLeaseStore::open({options_.sqlite_path});
   if (!opened) {
     throw std::runtime_error("cannot open the simulation's SQLite store: " +
@@ -236,9 +231,10 @@ void Simulator::open_store() {
   store_ = std::move(*opened);
 }
 
-// Start-up as the daemon does it: every stored record restored before the first packet.
+// Start-up as the daemon does it: the store opened (SQLite: a new connection to the file),
+// every stored record restored before the first packet.
 void Simulator::start_engine(TimePoint now) {
-  if (!store_) open_store();
+  if (!store_ || options_.store == StoreKind::Sqlite) open_store();
   engine_ = std::make_unique<engine::Engine>(config_);
   const auto loaded = store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
   if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
@@ -268,7 +264,6 @@ void Simulator::crash(TimePoint now) {
   report_.lost_to_crashes += pending_.size();
   pending_.clear();
   crash_at_.reset();
-  if (options_.store == StoreKind::Sqlite) store_.reset();
   restart_at_ = now + Duration{random_.between(1, options_.downtime_max.count())};
 }
 
@@ -429,6 +424,14 @@ void Simulator::commit_due() {
 }
 
 void Simulator::reclaim_due() {
+  if (reclaim_instant_ != now_) reclaim_passes_ = 0;
+  reclaim_instant_ = now_;
+  if (++reclaim_passes_ > kReclaimPassesPerInstant) {
+    invariants_.report(now_, "reclaim-stuck",
+                       "next_deadline() stays in the past after many reclaim passes");
+    reclaim_stuck_at_ = now_;
+    return;
+  }
   auto records = engine_->reclaim(now_, options_.reclaim_batch);
   if (!records.empty()) submit(std::move(records), std::nullopt);
 }
@@ -447,7 +450,6 @@ StoreSnapshot Simulator::snapshot() {
 
 void Simulator::audit() {
   ++report_.audits;
-  if (!store_) open_store();
   if (engine_) invariants_.check_engine(*engine_, now_);
   const StoreSnapshot records = snapshot();
   invariants_.check_client_leases_durable(fleet_, records, now_);

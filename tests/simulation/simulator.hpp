@@ -92,8 +92,6 @@ class Simulator {
   // Runs the workload's duration plus one lease time (so the last leases end on the server).
   SimulationReport run();
 
-  config::Config make_config() const;
-
  private:
   class ClientSide;
   struct Submission {
@@ -102,6 +100,10 @@ class Simulator {
     TimePoint commit_at;
   };
 
+  config::Config make_config() const;
+  TimePoint fleet_end() const { return start_ + options_.workload.duration; }
+  bool step(TimePoint end);
+  void finish();
   void open_store();
   void start_engine(TimePoint now);
   void crash(TimePoint now);
@@ -132,6 +134,10 @@ class Simulator {
   std::unique_ptr<engine::Engine> engine_;  // null while the server is down
   std::optional<TimePoint> restart_at_;
   std::optional<TimePoint> crash_at_;
+  // Reclaim passes at one instant; beyond a bound the engine's deadline is stuck in the past.
+  TimePoint reclaim_instant_;
+  std::size_t reclaim_passes_ = 0;
+  std::optional<TimePoint> reclaim_stuck_at_;
   std::deque<Submission> pending_;
   TimePoint last_commit_at_;
   TimePoint next_audit_;

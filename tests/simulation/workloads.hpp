@@ -34,8 +34,8 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
   sim::Random pick(sim::derive_seed(seed, 0x5eed));
   SimulationOptions options;
   options.seed = seed;
-  const auto clients = static_cast<std::size_t>(pick.between(60, 200));
-  options.workload = mixed_fleet(clients, std::chrono::minutes(pick.between(40, 70)));
+  const auto clients = static_cast<std::size_t>(pick.between(50, 160));
+  options.workload = mixed_fleet(clients, std::chrono::minutes(pick.between(30, 60)));
   options.workload.arrival_rate_per_s = 1.0 + pick.unit() * 9.0;
   options.workload.release_fraction = pick.unit() * 0.3;
   options.workload.vanish_fraction = pick.unit() * 0.3;
