@@ -124,8 +124,8 @@ struct Engine::State {
     return {make_reply(request, ingress, spec), {}, {EventKind::Nak, address, reason}};
   }
 
-  static LeaseDurations durations_for(const config::Subnet& subnet) {
-    return {subnet.lease.time, subnet.lease.renew_duration(), subnet.lease.rebind_duration()};
+  static LeaseDurations durations_for(const SubnetView& view) {
+    return {view.lease_time, view.renew_time, view.rebind_time};
   }
 
   // ---- allocation
@@ -211,7 +211,7 @@ struct Engine::State {
 
   Lease record_for(const SubnetView& view, const wire::Message& message, const ClientKey& client,
                    Ipv4 address, TimePoint now) const {
-    const LeaseDurations durations = durations_for(*view.subnet);
+    const LeaseDurations durations = durations_for(view);
     Lease lease;
     lease.address = address;
     lease.client = client;
@@ -256,7 +256,7 @@ struct Engine::State {
       default: ++counters.grants; break;
     }
     ReplySpec spec{MessageType::Ack, address, server_id(ingress), view.subnet,
-                   durations_for(*view.subnet), {}};
+                   durations_for(view), {}};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     return outcome;
   }
@@ -284,7 +284,7 @@ struct Engine::State {
     }
     ++counters.offers;
     ReplySpec spec{MessageType::Offer, *address, server_id(ingress), view.subnet,
-                   durations_for(*view.subnet), {}};
+                   durations_for(view), {}};
     return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
   }
 

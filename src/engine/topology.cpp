@@ -28,6 +28,9 @@ Topology::Topology(const config::Config& config) {
   for (const config::Subnet& subnet : config.subnets) {
     SubnetView view;
     view.subnet = &subnet;
+    view.lease_time = subnet.lease.time;
+    view.renew_time = subnet.lease.renew_duration();
+    view.rebind_time = subnet.lease.rebind_duration();
     for (const config::Reservation& reservation : subnet.reservations) {
       view.reservation_by_address.emplace(reservation.address.to_uint(), &reservation);
       if (reservation.mac) view.reservation_by_hardware.emplace(*reservation.mac, &reservation);

@@ -15,6 +15,8 @@ namespace landlord::engine {
 
 struct SubnetView {
   const config::Subnet* subnet = nullptr;
+  // Lease time, T1 and T2 as sent in 51/58/59, worked out once per (re)configuration.
+  Duration lease_time{0}, renew_time{0}, rebind_time{0};
   std::unordered_map<std::uint32_t, const config::Reservation*> reservation_by_address;
   std::unordered_map<HardwareAddress, const config::Reservation*> reservation_by_hardware;
   std::unordered_map<std::string, const config::Reservation*> reservation_by_client_id;
