@@ -111,18 +111,28 @@ std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,
   return {};
 }
 
-std::error_code PacketSocket::install_arp_entry(Ipv4 address, const HardwareAddress& hardware,
-                                                const std::string& interface_name) {
+namespace {
+
+arpreq arp_request(Ipv4 address, const std::string& interface_name) {
   arpreq request{};
   const sockaddr_in protocol = to_sockaddr(address, 0);
   std::memcpy(&request.arp_pa, &protocol, sizeof protocol);
   request.arp_ha.sa_family = ARPHRD_ETHER;
+  std::strncpy(request.arp_dev, interface_name.c_str(), sizeof request.arp_dev - 1);
+  return request;
+}
+
+}  // namespace
+
+std::error_code PacketSocket::install_arp_entry(Ipv4 address, const HardwareAddress& hardware,
+                                                const std::string& interface_name) {
+  arpreq request = arp_request(address, interface_name);
   std::memcpy(request.arp_ha.sa_data, hardware.bytes().data(),
               std::min<std::size_t>(hardware.length(), sizeof request.arp_ha.sa_data));
-  request.arp_flags = ATF_COM;  // complete, not permanent: the kernel ages it out
-  std::strncpy(request.arp_dev, interface_name.c_str(), sizeof request.arp_dev - 1);
+  request.arp_flags = ATF_COM;  // complete, not permanent
   if (ioctl(socket_.native_handle(), SIOCSARP, &request) != 0) return last_error();
   return {};
 }
+
 
 }  // namespace landlord::server

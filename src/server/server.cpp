@@ -219,15 +219,17 @@ class Server {
     if (destination->arp_hardware && ingress != nullptr) {
       if (auto error = socket_.install_arp_entry(destination->address, *destination->arp_hardware,
                                                  ingress->name)) {
-        spdlog::warn("cannot add an ARP entry for {} on {}: {}; broadcasting instead",
+        arp_log_.log(spdlog::level::warn, "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
                      destination->address.to_string(), ingress->name, error.message());
         destination = Destination{kBroadcast, reply.port, ingress->index, ingress->primary_address(),
                                   std::nullopt};
       }
     }
-    if (auto error = socket_.send(std::span{send_buffer_.data(), built->size}, *destination)) {
-      spdlog::warn("send to {}:{} failed: {}", destination->address.to_string(), destination->port,
-                   error.message());
+    // The entry is left for the kernel to age out, as dnsmasq does.
+    const std::error_code sent = socket_.send(std::span{send_buffer_.data(), built->size}, *destination);
+    if (sent) {
+      send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}", destination->address.to_string(),
+                    destination->port, sent.message());
       return;
     }
     spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
@@ -413,7 +415,7 @@ class Server {
   std::chrono::steady_clock::time_point drain_started_{};
   bool draining_ = false;
   std::uint64_t malformed_ = 0, unroutable_ = 0;
-  RateLimitedLog malformed_log_, unroutable_log_, store_down_log_;
+  RateLimitedLog malformed_log_, unroutable_log_, store_down_log_, arp_log_, send_log_;
   // One receive and one send buffer for the whole run: no allocation per packet for I/O.
   std::array<std::uint8_t, wire::kMaxPacketSize> receive_buffer_{};
   std::array<std::uint8_t, wire::kMaxPacketSize> send_buffer_{};

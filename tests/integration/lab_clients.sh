@@ -2,7 +2,7 @@
 # Real clients against landlord in the namespace lab: ISC dhclient, dhcpcd and busybox udhcpc,
 # each in its own namespace on the served link, none asking for broadcast replies.
 #  1. each gets a lease from the pool (the server unicasts to a client with no address yet);
-#  2. each renews by unicast to the server near T1 (10 s of a 20 s lease): the store records
+#  2. each renews by unicast to the server near T1 (15 s of a 30 s lease): the store records
 #     last_extension = renewing, the log says renew, the capture shows the unicast REQUEST;
 #  3. with unicast to the server blocked in the client namespaces (a host route to an unused
 #     on-link address), each rebinds by broadcast near T2: the store records rebinding.
@@ -35,7 +35,7 @@ inside() {
   [[ "${address[dhclient]}" != "${address[dhcpcd]}" && "${address[dhcpcd]}" != "${address[udhcpc]}" &&
      "${address[dhclient]}" != "${address[udhcpc]}" ]] || fail "two clients share an address"
 
-  # 2. Renewal by unicast near T1 (10 s).
+  # 2. Renewal by unicast near T1 (15 s).
   for i in 0 1 2; do
     local name="${clients[$i]}"
     wait_until 25 "$name to renew (RENEWING)" lease_state_is "${address[$name]}" bound renewing
@@ -51,7 +51,7 @@ inside() {
   done
 
   # 3. Unicast to the server goes nowhere from now on: the next T1 passes unanswered and the
-  #    clients rebind by broadcast at T2 (17 s after their renewal).
+  #    clients rebind by broadcast at T2 (26 s after their renewal).
   for i in 0 1 2; do
     ip -n "${namespaces[$i]}" route add 198.18.0.1/32 via 198.18.0.250 dev ll-cli0
   done
@@ -76,5 +76,5 @@ inside() {
 if [[ "${1:-}" == inside ]]; then
   inside
 else
-  lab_main "$1" "$(lab_config)" --clients 3
+  LEASE_TIME=30s lab_main "$1" "$(LEASE_TIME=30s lab_config)" --clients 3
 fi

@@ -89,7 +89,10 @@ esac
 exit 0
 EOF
   chmod +x "$dir/$name.script"
-  printf 'request subnet-mask, broadcast-address, routers;\n' >"$dir/$name.conf"
+  # dhclient's default first retransmission (initial-interval 10 s) would jump straight over
+  # the few seconds between T2 and expiry of the tests' short leases.
+  printf 'request subnet-mask, broadcast-address, routers;\ninitial-interval 1;\nbackoff-cutoff 2;\n' \
+    >"$dir/$name.conf"
   ip netns exec "$ns" dhclient -4 -d -v -cf "$dir/$name.conf" -lf "$dir/$name.leases" \
     -pf "$dir/$name.pid" -sf "$dir/$name.script" "$iface" >"$dir/$name.client.log" 2>&1 &
   echo $! >"$dir/$name.clientpid"
