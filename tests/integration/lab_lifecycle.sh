@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A lease's whole life with real clients in the namespace lab, on a pool of ONE address
 # (198.18.0.100) so that "returns to the pool" is visible, with 10 s leases:
+#  0. a malformed datagram is logged and dropped, and the server goes on serving;
 #  1. a reservation: the client with MAC 02:11:00:00:00:50 gets 198.18.0.50, not the pool;
 #  2. udhcpc takes the pool's address and vanishes (SIGKILL, no RELEASE); while its lease runs
 #     another client gets nothing; the lease expires (log, counter, store row) and dhclient
@@ -19,6 +20,10 @@ RESERVED_MAC=02:11:00:00:00:50
 inside() {
   local landlord
   landlord="$(readlink -f "/proc/$LAB_SERVER_PID/exe")"
+
+  # 0. Garbage is logged and dropped; the server keeps serving (everything below).
+  ip netns exec "$LAB_NS_SERVER" bash -c 'printf "not a DHCP message" >/dev/udp/127.0.0.1/67'
+  wait_until 5 "the malformed packet to be logged" log_has "warning dropped a malformed packet from 127\.0\.0\.1"
 
   # 1. Reservation.
   ip -n "$LAB_NS_CLIENT1" link set ll-cli0 address "$RESERVED_MAC"
