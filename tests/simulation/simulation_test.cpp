@@ -83,7 +83,7 @@ TEST(Simulation, LossyNetworkWithUnicastBlockedForcesRebinds) {
   EXPECT_NEAR(median(report.fleet.rebind_fractions), 0.875, 0.01);
 }
 
-TEST(Simulation, CrashRestartsLoseNothingAcknowledged) {
+TEST(Simulation, CrashRestartsAndStoreFailuresLoseNothingAcknowledged) {
   SimulationOptions options;
   options.seed = 3;
   options.workload = mixed_fleet(400, std::chrono::hours(2));
@@ -91,10 +91,12 @@ TEST(Simulation, CrashRestartsLoseNothingAcknowledged) {
   options.to_clients = lossy_link();
   options.commit_delay_max = Duration{200};  // wide windows for a crash to fall into
   options.crashes_per_hour = 12;
+  options.store_failure = 0.02;  // and now and then a transaction fails: retried, never acked
   const SimulationReport report = Simulator(options).run();
   print(report);
   EXPECT_TRUE(report.clean()) << report.summary();
   EXPECT_GE(report.crashes, 10u);
+  EXPECT_GT(report.failed_commits, 0u);
   EXPECT_GT(report.lost_to_crashes, 0u);  // replies died with their uncommitted records
   EXPECT_GT(report.lost_while_down, 0u);
   EXPECT_GT(report.engine.renewals, 0u);

@@ -104,7 +104,7 @@ std::string SimulationReport::summary() const {
       "declines={} vanished={} reboots={} gave_up={} retransmissions={} unicast_blocked={}\n"
       "  engine: discovers={} offers={} grants={} renewals={} rebinds={} naks={} declines={} "
       "releases={} expirations={} ignored={} pool_exhausted={}\n"
-      "  server: crashes={} commits={} records={} lost_to_crashes={} lost_while_down={} "
+      "  server: crashes={} commits={} failed_commits={} records={} lost_to_crashes={} lost_while_down={} "
       "undeliverable={} audits={} agreement_checks={}\n"
       "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
       "duplicated={}\n"
@@ -115,7 +115,7 @@ std::string SimulationReport::summary() const {
       fleet.declines, fleet.vanished, fleet.reboots, fleet.gave_up, fleet.retransmissions,
       fleet.unicast_blocked, engine.discovers, engine.offers, engine.grants, engine.renewals,
       engine.rebinds, engine.naks, engine.declines, engine.releases, engine.expirations,
-      engine.ignored, engine.pool_exhausted, crashes, commits, records_committed,
+      engine.ignored, engine.pool_exhausted, crashes, commits, failed_commits, records_committed,
       lost_to_crashes, lost_while_down, undeliverable, audits, agreement_checks, to_server.sent,
       to_server.dropped, to_server.duplicated, to_clients.sent, to_clients.dropped,
       to_clients.duplicated, auditor_violation_count, finding_count);
@@ -406,10 +406,17 @@ void Simulator::commit_due() {
     if (submission.reply) replies.push_back(std::move(*submission.reply));
     pending_.pop_front();
   }
+  if (batch.empty()) return;
+  const bool inject = options_.store == StoreKind::Memory && random_.chance(options_.store_failure);
+  if (inject) {
+    static_cast<store::MemoryLeaseStore&>(*store_).fail_next_commit_at(
+        batch.front().address, {store::StoreError::Kind::Io, "injected: disk I/O error"});
+  }
   const auto results = store_->commit(batch);
   if (!results) {
-    invariants_.report(now_, "store-error", results.error().message);
-    return;  // nothing is durable: nothing is acknowledged
+    if (!inject) invariants_.report(now_, "store-error", results.error().message);
+    retry_later(std::move(batch));
+    return;  // nothing is durable: nothing is acknowledged, the replies are dropped
   }
   invariants_.on_commit(batch, *results, now_);
   ++report_.commits;
@@ -421,6 +428,17 @@ void Simulator::commit_due() {
   }
   for (Datagram& reply : replies) network_.send(std::move(reply), now_);
   if (pending_.empty() && agreement_due_) check_agreement();
+}
+
+// As the daemon's pipeline does after a failed transaction: the records stay first in line
+// and are retried until written, so the store converges on the engine; everything queued
+// behind them waits, so no record overtakes an earlier one for its address.
+void Simulator::retry_later(std::vector<lease::Lease> records) {
+  ++report_.failed_commits;
+  const TimePoint retry_at = now_ + options_.commit_retry;
+  for (Submission& waiting : pending_) waiting.commit_at = std::max(waiting.commit_at, retry_at);
+  last_commit_at_ = std::max(last_commit_at_, retry_at);
+  pending_.push_front({std::move(records), std::nullopt, retry_at});
 }
 
 void Simulator::reclaim_due() {

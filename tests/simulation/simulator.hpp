@@ -41,6 +41,11 @@ struct SimulationOptions {
   Duration commit_delay_min{1};
   Duration commit_delay_max{20};
 
+  // A commit transaction fails (memory store only: its fault injection) with this
+  // probability: its replies are dropped and its records retried after `commit_retry`.
+  double store_failure = 0;
+  Duration commit_retry = 1s;
+
   // Server crashes: the engine and every uncommitted reply are thrown away; after the
   // downtime (packets to the server are lost meanwhile) a new engine is rebuilt from the store.
   double crashes_per_hour = 0;
@@ -71,7 +76,7 @@ struct SimulationReport {
   std::size_t finding_count = 0;
 
   engine::Counters engine;  // summed over every engine the run built
-  std::size_t crashes = 0, commits = 0, records_committed = 0, audits = 0,
+  std::size_t crashes = 0, commits = 0, failed_commits = 0, records_committed = 0, audits = 0,
               agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0,
               undeliverable = 0;  // replies to a ciaddr nobody had any more
   NetworkCounters to_server, to_clients;
@@ -115,6 +120,7 @@ class Simulator {
   std::optional<Datagram> encode_reply(const engine::Reply& reply);
   void submit(std::vector<lease::Lease> records, std::optional<Datagram> reply);
   void commit_due();
+  void retry_later(std::vector<lease::Lease> records);
   void reclaim_due();
   void audit();
   void check_agreement();

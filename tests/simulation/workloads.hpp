@@ -28,8 +28,8 @@ inline LinkFaults lossy_link() {
 }
 
 // One seed, one run: fleet size, lease time, offer hold, authority, pool (sometimes smaller
-// than the fleet, so expired addresses change hands), faults and crash rate all drawn from the
-// seed.
+// than the fleet, so expired addresses change hands), faults, store failures and crash rate all
+// drawn from the seed.
 inline SimulationOptions sweep_options(std::uint64_t seed) {
   sim::Random pick(sim::derive_seed(seed, 0x5eed));
   SimulationOptions options;
@@ -65,6 +65,7 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
   options.to_clients = link();
   options.commit_delay_max = Duration{pick.between(1, 100)};
   options.crashes_per_hour = pick.chance(0.7) ? pick.unit() * 12.0 : 0.0;
+  options.store_failure = pick.chance(0.3) ? pick.unit() * 0.05 : 0.0;
   return options;
 }
 
