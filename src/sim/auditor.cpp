@@ -1,8 +1,8 @@
 #include "landlord/sim/auditor.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace landlord::sim {
 
@@ -36,8 +36,8 @@ void Auditor::on_reply(std::optional<ClientIndex> client, const wire::Message& r
                        TimePoint now) {
   if (!client) {
     report(Violation::Kind::UnsolicitedReply, now,
-           fmt::format("reply xid {:#010x} for chaddr {} that no simulated client has",
-                       reply.xid, reply.hardware_address().to_string()));
+           fmt::format("reply xid {:#010x} for chaddr {} that no simulated client has", reply.xid,
+                       reply.hardware_address().to_string()));
     return;
   }
   const bool sent = *client < recent_.size() &&
@@ -55,9 +55,10 @@ void Auditor::on_reply(std::optional<ClientIndex> client, const wire::Message& r
     if (!reply.options.has(wire::option::kRelayAgentInfo) ||
         !std::equal(echoed.begin(), echoed.end(), expected_relay_agent_info_.begin(),
                     expected_relay_agent_info_.end())) {
-      report(Violation::Kind::RelayInfoNotEchoed, now,
-             fmt::format("{} xid {:#010x} to client {} without the relay agent information sent",
-                         reply.type() ? wire::to_string(*reply.type()) : "reply", reply.xid, *client));
+      report(
+          Violation::Kind::RelayInfoNotEchoed, now,
+          fmt::format("{} xid {:#010x} to client {} without the relay agent information sent",
+                      reply.type() ? wire::to_string(*reply.type()) : "reply", reply.xid, *client));
     }
   }
   if (reply.type() != wire::MessageType::Ack) return;
@@ -67,9 +68,12 @@ void Auditor::on_reply(std::optional<ClientIndex> client, const wire::Message& r
   const auto t2 = reply.options.get_u32(wire::option::kRebindingTime);
   const bool finite = lease && *lease != kInfiniteLease;
   std::string problem;
-  if (t1 && t2 && *t1 >= *t2) problem = fmt::format("T1 {} s >= T2 {} s", *t1, *t2);
-  else if (finite && t2 && *t2 >= *lease) problem = fmt::format("T2 {} s >= lease {} s", *t2, *lease);
-  else if (finite && t1 && *t1 >= *lease) problem = fmt::format("T1 {} s >= lease {} s", *t1, *lease);
+  if (t1 && t2 && *t1 >= *t2)
+    problem = fmt::format("T1 {} s >= T2 {} s", *t1, *t2);
+  else if (finite && t2 && *t2 >= *lease)
+    problem = fmt::format("T2 {} s >= lease {} s", *t2, *lease);
+  else if (finite && t1 && *t1 >= *lease)
+    problem = fmt::format("T1 {} s >= lease {} s", *t1, *lease);
   if (!problem.empty()) {
     report(Violation::Kind::BadTimers, now,
            fmt::format("ACK of {} to client {}: {}", reply.yiaddr.to_string(), *client, problem));
@@ -94,8 +98,7 @@ void Auditor::on_event(ClientIndex client, const Event& event, TimePoint now) {
     case Event::Kind::Nak:       // a NAK says the server holds no lease for this client
       drop(client, event.address);
       return;
-    default:
-      return;
+    default: return;
   }
 }
 

@@ -10,8 +10,8 @@ namespace {
 
 // What a client asks for (option 55): mask, router, DNS, and the lease timers it runs on.
 constexpr std::array<std::uint8_t, 7> kParameterRequestList = {
-    wire::option::kSubnetMask,  wire::option::kRouters,     wire::option::kDnsServers,
-    wire::option::kLeaseTime,   wire::option::kServerId,    wire::option::kRenewalTime,
+    wire::option::kSubnetMask,   wire::option::kRouters,  wire::option::kDnsServers,
+    wire::option::kLeaseTime,    wire::option::kServerId, wire::option::kRenewalTime,
     wire::option::kRebindingTime};
 
 // An "infinite" lease (0xffffffff) is held for the rest of any run.
@@ -75,11 +75,16 @@ Output Client::step(const Input& input, TimePoint now) {
   std::visit(
       [&](const auto& in) {
         using T = std::decay_t<decltype(in)>;
-        if constexpr (std::is_same_v<T, Start>) on_start(now, out);
-        else if constexpr (std::is_same_v<T, Reboot>) on_reboot(now, out);
-        else if constexpr (std::is_same_v<T, Tick>) on_tick(now, out);
-        else if constexpr (std::is_same_v<T, Depart>) on_depart(in.release, now, out);
-        else on_reply(*in.reply, now, out);
+        if constexpr (std::is_same_v<T, Start>)
+          on_start(now, out);
+        else if constexpr (std::is_same_v<T, Reboot>)
+          on_reboot(now, out);
+        else if constexpr (std::is_same_v<T, Tick>)
+          on_tick(now, out);
+        else if constexpr (std::is_same_v<T, Depart>)
+          on_depart(in.release, now, out);
+        else
+          on_reply(*in.reply, now, out);
       },
       input);
   return out;
@@ -206,8 +211,7 @@ void Client::on_tick(TimePoint now, Output& out) {
       }
       return;
     case ClientState::InitReboot:
-    case ClientState::Stopped:
-      return;
+    case ClientState::Stopped: return;
   }
 }
 
@@ -243,12 +247,13 @@ void Client::on_reply(const wire::Message& reply, TimePoint now, Output& out) {
       const bool waiting = state_ == ClientState::Requesting || state_ == ClientState::Rebooting ||
                            state_ == ClientState::Renewing || state_ == ClientState::Rebinding;
       if (!waiting) return;
-      if (*type == wire::MessageType::Ack) on_ack(reply, now, out);
-      else on_nak(now, out);
+      if (*type == wire::MessageType::Ack)
+        on_ack(reply, now, out);
+      else
+        on_nak(now, out);
       return;
     }
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -278,8 +283,8 @@ void Client::on_ack(const wire::Message& ack, TimePoint now, Output& out) {
   const Ipv4 server = ack.options.get_ipv4(wire::option::kServerId)
                           .value_or(exchange == Exchange::Request ? offer_server_ : server_);
 
-  lease_time_ = *lease_s == kInfiniteLease ? kInfiniteLeaseTime
-                                           : Duration{std::int64_t{*lease_s} * 1000};
+  lease_time_ =
+      *lease_s == kInfiniteLease ? kInfiniteLeaseTime : Duration{std::int64_t{*lease_s} * 1000};
   // §4.4.5: T1 and T2 default to 0.5 and 0.875 of the lease. Values that break
   // T1 < T2 < lease are a server fault (the auditor reports them); the client falls back.
   const Duration default_t1 = lease_time_ / 2;
@@ -420,8 +425,7 @@ void Client::send_request(TimePoint now, bool retransmission, Output& out) {
       message.ciaddr = address_;
       exchange = Exchange::Rebind;
       break;
-    default:
-      LANDLORD_ASSERT(false);
+    default: LANDLORD_ASSERT(false);
   }
   ++attempt_;
   last_sent_ = now;
@@ -439,8 +443,8 @@ void Client::send_decline(Output& out) {
   wire::Message message = request_header(wire::MessageType::Decline);
   message.options.set_ipv4(wire::option::kRequestedAddress, address_);
   message.options.set_ipv4(wire::option::kServerId, server_);
-  out.transmission = Transmission{std::move(message), Destination::Broadcast, Ipv4{},
-                                  Exchange::Decline, false};
+  out.transmission =
+      Transmission{std::move(message), Destination::Broadcast, Ipv4{}, Exchange::Decline, false};
 }
 
 // §4.4.6 / table: RELEASE carries ciaddr and 54, no 50, and is unicast to the server.

@@ -31,8 +31,8 @@ std::int64_t steady_ns() {
 }  // namespace
 
 RunClock::RunClock()
-    : wall_start_(std::chrono::time_point_cast<Duration>(
-          TimePoint{std::chrono::duration_cast<Duration>(
+    : wall_start_(
+          std::chrono::time_point_cast<Duration>(TimePoint{std::chrono::duration_cast<Duration>(
               std::chrono::system_clock::now().time_since_epoch())})),
       steady_start_ns_(steady_ns()) {}
 

@@ -9,7 +9,9 @@ namespace {
 
 constexpr std::uint8_t kLocallyAdministered = 0x02;
 
-std::uint8_t seed_byte(std::uint64_t seed) { return static_cast<std::uint8_t>(derive_seed(seed, 0) >> 56); }
+std::uint8_t seed_byte(std::uint64_t seed) {
+  return static_cast<std::uint8_t>(derive_seed(seed, 0) >> 56);
+}
 
 Duration scaled(Duration base, double factor) {
   return Duration{static_cast<std::int64_t>(static_cast<double>(base.count()) * factor)};
@@ -18,13 +20,12 @@ Duration scaled(Duration base, double factor) {
 }  // namespace
 
 HardwareAddress client_mac(std::uint64_t seed, ClientIndex index) {
-  const std::array<std::uint8_t, 6> bytes = {
-      kLocallyAdministered,
-      seed_byte(seed),
-      static_cast<std::uint8_t>(index >> 24),
-      static_cast<std::uint8_t>(index >> 16),
-      static_cast<std::uint8_t>(index >> 8),
-      static_cast<std::uint8_t>(index)};
+  const std::array<std::uint8_t, 6> bytes = {kLocallyAdministered,
+                                             seed_byte(seed),
+                                             static_cast<std::uint8_t>(index >> 24),
+                                             static_cast<std::uint8_t>(index >> 16),
+                                             static_cast<std::uint8_t>(index >> 8),
+                                             static_cast<std::uint8_t>(index)};
   return HardwareAddress{HardwareAddress::kEthernet, bytes};
 }
 
@@ -34,7 +35,8 @@ Percentiles percentiles_of(std::vector<double>& samples) {
   if (samples.empty()) return result;
   std::sort(samples.begin(), samples.end());
   const auto rank = [&](double p) {
-    const auto position = static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
+    const auto position =
+        static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
     return samples[std::clamp<std::size_t>(position, 1, samples.size()) - 1];
   };
   result.p50 = rank(0.50);
@@ -80,9 +82,7 @@ void Fleet::advance(TimePoint now, std::int64_t precise_ns, Sink& sink) {
         armed_[due.client].reset();
         apply(due.client, Tick{}, now, precise_ns, sink);
         break;
-      case Agenda::Depart:
-        apply(due.client, Depart{true}, now, precise_ns, sink);
-        break;
+      case Agenda::Depart: apply(due.client, Depart{true}, now, precise_ns, sink); break;
       case Agenda::Vanish:
         if (clients_[due.client].state() != ClientState::Stopped) ++stats_.vanished;
         if (const auto it = holders_.find(clients_[due.client].address());
@@ -155,8 +155,7 @@ void Fleet::rearm(ClientIndex index) {
   if (deadline) agenda_.push({*deadline, index, Agenda::Timer, generation_[index]});
 }
 
-void Fleet::account(ClientIndex index, const Event& event, TimePoint now,
-                    std::int64_t precise_ns) {
+void Fleet::account(ClientIndex index, const Event& event, TimePoint now, std::int64_t precise_ns) {
   auditor_.on_event(index, event, now);
   const auto latency = [&](Exchange exchange) {
     stats_.latency_ms[static_cast<std::size_t>(exchange)].push_back(
@@ -168,7 +167,10 @@ void Fleet::account(ClientIndex index, const Event& event, TimePoint now,
   };
   using Kind = Event::Kind;
   switch (event.kind) {
-    case Kind::Offered: ++stats_.offers; latency(Exchange::Discover); break;
+    case Kind::Offered:
+      ++stats_.offers;
+      latency(Exchange::Discover);
+      break;
     case Kind::Leased:
       ++stats_.leases;
       latency(event.exchange);
@@ -186,13 +188,35 @@ void Fleet::account(ClientIndex index, const Event& event, TimePoint now,
       stats_.rebind_fractions.push_back(rebind_fraction_[index]);
       holders_[event.address] = index;
       break;
-    case Kind::RenewStarted: ++stats_.renew_started; renew_fraction_[index] = event.lease_fraction; break;
-    case Kind::RebindStarted: ++stats_.rebind_started; rebind_fraction_[index] = event.lease_fraction; break;
-    case Kind::Nak: ++stats_.naks; latency(event.exchange); release_address(); break;
-    case Kind::Declined: ++stats_.declines; release_address(); break;
-    case Kind::Released: ++stats_.releases; release_address(); break;
-    case Kind::Expired: ++stats_.expirations; release_address(); break;
-    case Kind::GaveUp: ++stats_.gave_up; release_address(); break;
+    case Kind::RenewStarted:
+      ++stats_.renew_started;
+      renew_fraction_[index] = event.lease_fraction;
+      break;
+    case Kind::RebindStarted:
+      ++stats_.rebind_started;
+      rebind_fraction_[index] = event.lease_fraction;
+      break;
+    case Kind::Nak:
+      ++stats_.naks;
+      latency(event.exchange);
+      release_address();
+      break;
+    case Kind::Declined:
+      ++stats_.declines;
+      release_address();
+      break;
+    case Kind::Released:
+      ++stats_.releases;
+      release_address();
+      break;
+    case Kind::Expired:
+      ++stats_.expirations;
+      release_address();
+      break;
+    case Kind::GaveUp:
+      ++stats_.gave_up;
+      release_address();
+      break;
     case Kind::Retransmitted: ++stats_.retransmissions; break;
     case Kind::AddressChanged: break;  // the auditor's business
   }
@@ -252,8 +276,8 @@ std::optional<HardwareAddress> Fleet::holder_of(Ipv4 address) const {
   if (it == holders_.end()) return std::nullopt;
   const Client& holder = clients_[it->second];
   const bool holding = holder.address() == address && (holder.state() == ClientState::Bound ||
-                                                        holder.state() == ClientState::Renewing ||
-                                                        holder.state() == ClientState::Rebinding);
+                                                       holder.state() == ClientState::Renewing ||
+                                                       holder.state() == ClientState::Rebinding);
   if (!holding) return std::nullopt;
   return holder.identity().hardware;
 }

@@ -2,6 +2,7 @@
 // speaks from its own MAC, broadcasts what RFC 2131 §4.4.4 says to broadcast, unicasts RENEW
 // from its leased address, and answers ARP for that address so unicast replies reach it.
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -15,8 +16,6 @@
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "landlord/sim/transport.hpp"
 
@@ -62,7 +61,8 @@ class PacketTransport final : public Transport {
     if (transmission.destination == Destination::ServerUnicast) {
       endpoints.destination = transmission.server;
       const auto known = server_macs_.find(transmission.server);
-      endpoints.destination_mac = known != server_macs_.end() ? known->second : frames::kBroadcastMac;
+      endpoints.destination_mac =
+          known != server_macs_.end() ? known->second : frames::kBroadcastMac;
     } else {
       endpoints.destination = kBroadcast;
       endpoints.destination_mac = frames::kBroadcastMac;
@@ -88,7 +88,8 @@ class PacketTransport final : public Transport {
         done += static_cast<std::size_t>(sent);
         continue;
       }
-      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR) {
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS &&
+          errno != EINTR) {
         break;  // this batch is lost; the clients' retransmissions recover
       }
       ++stalls;
@@ -142,7 +143,8 @@ class PacketTransport final : public Transport {
     const auto udp = frames::parse_udp(frame);
     if (!udp || udp->endpoints.destination_port != frames::kDhcpClientPort) return 0;
     // The server's MAC, for unicasting RENEWs and RELEASEs to it without ARP.
-    if (!udp->endpoints.source.is_zero()) server_macs_[udp->endpoints.source] = udp->endpoints.source_mac;
+    if (!udp->endpoints.source.is_zero())
+      server_macs_[udp->endpoints.source] = udp->endpoints.source_mac;
     if (pcap_) pcap_->write(frame);
     receiver(udp->payload);
     return 1;
@@ -176,12 +178,15 @@ class PacketTransport final : public Transport {
 
 }  // namespace
 
-Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(const std::string& interface,
-                                                                        ArpOwner holder_of) {
+Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(
+    const std::string& interface, ArpOwner holder_of) {
   const unsigned index = ::if_nametoindex(interface.c_str());
-  if (index == 0) return unexpected(fmt::format("interface {}: {}", interface, std::strerror(errno)));
+  if (index == 0)
+    return unexpected(fmt::format("interface {}: {}", interface, std::strerror(errno)));
   const int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
-  if (fd < 0) return unexpected(fmt::format("AF_PACKET socket (needs CAP_NET_RAW): {}", std::strerror(errno)));
+  if (fd < 0)
+    return unexpected(
+        fmt::format("AF_PACKET socket (needs CAP_NET_RAW): {}", std::strerror(errno)));
   sockaddr_ll local{};
   local.sll_family = AF_PACKET;
   local.sll_protocol = htons(ETH_P_ALL);
@@ -201,10 +206,18 @@ Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(const st
   // Promiscuous on a busy link: let the kernel keep only what we read. This is
   // `tcpdump -dd "arp or (ip and udp dst port 68)"` (frames up to 256 KiB).
   static const std::array<sock_filter, 12> kFilter = {{
-      {0x28, 0, 0, 0x0000000c}, {0x15, 8, 0, 0x00000806}, {0x15, 0, 8, 0x00000800},
-      {0x30, 0, 0, 0x00000017}, {0x15, 0, 6, 0x00000011}, {0x28, 0, 0, 0x00000014},
-      {0x45, 4, 0, 0x00001fff}, {0xb1, 0, 0, 0x0000000e}, {0x48, 0, 0, 0x00000010},
-      {0x15, 0, 1, 0x00000044}, {0x6, 0, 0, 0x00040000}, {0x6, 0, 0, 0x00000000},
+      {0x28, 0, 0, 0x0000000c},
+      {0x15, 8, 0, 0x00000806},
+      {0x15, 0, 8, 0x00000800},
+      {0x30, 0, 0, 0x00000017},
+      {0x15, 0, 6, 0x00000011},
+      {0x28, 0, 0, 0x00000014},
+      {0x45, 4, 0, 0x00001fff},
+      {0xb1, 0, 0, 0x0000000e},
+      {0x48, 0, 0, 0x00000010},
+      {0x15, 0, 1, 0x00000044},
+      {0x6, 0, 0, 0x00040000},
+      {0x6, 0, 0, 0x00000000},
   }};
   const sock_fprog program{static_cast<unsigned short>(kFilter.size()),
                            const_cast<sock_filter*>(kFilter.data())};

@@ -1,6 +1,7 @@
 // UDP as a relay agent. Batches with sendmmsg/recvmmsg: issue #6 wants the simulator to move
 // many packets per CPU-second, and a system call per packet would dominate.
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -9,8 +10,6 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "landlord/sim/transport.hpp"
 
@@ -192,8 +191,8 @@ Expected<std::unique_ptr<Transport>, std::string> open_relay_transport(Endpoint 
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof(local)) != 0) {
     const int error = errno;
     ::close(fd);
-    return unexpected(fmt::format("bind {}:{}: {}", bind.address.to_string(), bind.port,
-                                  std::strerror(error)));
+    return unexpected(
+        fmt::format("bind {}:{}: {}", bind.address.to_string(), bind.port, std::strerror(error)));
   }
   socklen_t length = sizeof(local);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);

@@ -43,10 +43,12 @@ Percentiles percentiles_copy(const std::vector<double>& samples) {
   return percentiles_of(copy);
 }
 
-std::string fraction_json(std::size_t count, std::size_t started, const std::vector<double>& fractions) {
+std::string fraction_json(std::size_t count, std::size_t started,
+                          const std::vector<double>& fractions) {
   const Percentiles p = percentiles_copy(fractions);
-  return fmt::format(R"({{"count": {}, "started": {}, "lease_fraction_p50": {:.4f}, "lease_fraction_p99": {:.4f}}})",
-                     count, started, p.p50, p.p99);
+  return fmt::format(
+      R"({{"count": {}, "started": {}, "lease_fraction_p50": {:.4f}, "lease_fraction_p99": {:.4f}}})",
+      count, started, p.p50, p.p99);
 }
 
 }  // namespace
@@ -54,14 +56,20 @@ std::string fraction_json(std::size_t count, std::size_t started, const std::vec
 std::string report_json(const Fleet& fleet, const RunInfo& info) {
   const Stats& s = fleet.stats();
   std::string out = "{\n";
-  out += fmt::format(R"(  "transport": "{}",)" "\n", escaped(info.transport));
-  out += fmt::format(R"(  "transport_note": "{}",)" "\n", escaped(info.transport_note));
-  out += fmt::format(R"(  "seed": {}, "duration_s": {:.1f}, "elapsed_s": {:.3f}, "cpu_s": {:.3f},)" "\n",
+  out += fmt::format(R"(  "transport": "{}",)"
+                     "\n",
+                     escaped(info.transport));
+  out += fmt::format(R"(  "transport_note": "{}",)"
+                     "\n",
+                     escaped(info.transport_note));
+  out += fmt::format(R"(  "seed": {}, "duration_s": {:.1f}, "elapsed_s": {:.3f}, "cpu_s": {:.3f},)"
+                     "\n",
                      info.seed, std::chrono::duration<double>(fleet.workload().duration).count(),
                      info.elapsed_s, info.cpu_s);
   const Workload& w = fleet.workload();
   out += fmt::format(
-      R"(  "workload": {{"clients": {}, "rate_per_s": {}, "stay_s": {:.1f}, "release": {}, "vanish": {}, "decline": {}, "restart_clients": {}, "drop_replies": {}, "block_unicast": {}, "retransmit_base_ms": {}, "renew_min_ms": {}, "client_id": {}}},)" "\n",
+      R"(  "workload": {{"clients": {}, "rate_per_s": {}, "stay_s": {:.1f}, "release": {}, "vanish": {}, "decline": {}, "restart_clients": {}, "drop_replies": {}, "block_unicast": {}, "retransmit_base_ms": {}, "renew_min_ms": {}, "client_id": {}}},)"
+      "\n",
       w.clients, w.arrival_rate_per_s, std::chrono::duration<double>(w.stay).count(),
       w.release_fraction, w.vanish_fraction, w.decline_fraction, w.restart_fraction, w.drop_replies,
       w.block_unicast ? fmt::format(R"({{"from_s": {:.1f}, "length_s": {:.1f}}})",
@@ -70,16 +78,23 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
                       : std::string("null"),
       w.timing.retransmit_base.count(), w.timing.renew_retransmit_min.count(),
       w.send_client_id ? "true" : "false");
-  out += fmt::format(R"(  "clients": {}, "offers": {}, "leases_acquired": {}, "reboots": {},)" "\n",
+  out += fmt::format(R"(  "clients": {}, "offers": {}, "leases_acquired": {}, "reboots": {},)"
+                     "\n",
                      s.clients_started, s.offers, s.leases, s.reboots);
-  out += fmt::format(R"(  "renewals": {},)" "\n", fraction_json(s.renewals, s.renew_started, s.renew_fractions));
-  out += fmt::format(R"(  "rebinds": {},)" "\n", fraction_json(s.rebinds, s.rebind_started, s.rebind_fractions));
+  out += fmt::format(R"(  "renewals": {},)"
+                     "\n",
+                     fraction_json(s.renewals, s.renew_started, s.renew_fractions));
+  out += fmt::format(R"(  "rebinds": {},)"
+                     "\n",
+                     fraction_json(s.rebinds, s.rebind_started, s.rebind_fractions));
   out += fmt::format(
-      R"(  "expirations": {}, "releases": {}, "declines": {}, "vanished": {}, "naks": {}, "timeouts": {}, "gave_up": {},)" "\n",
+      R"(  "expirations": {}, "releases": {}, "declines": {}, "vanished": {}, "naks": {}, "timeouts": {}, "gave_up": {},)"
+      "\n",
       s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions, s.gave_up);
   const double packets = static_cast<double>(s.packets_sent + s.packets_received);
   out += fmt::format(
-      R"(  "packets": {{"sent": {}, "received": {}, "replies_dropped": {}, "unicast_blocked": {}, "unparsable": {}, "per_cpu_second": {:.0f}}},)" "\n",
+      R"(  "packets": {{"sent": {}, "received": {}, "replies_dropped": {}, "unicast_blocked": {}, "unparsable": {}, "per_cpu_second": {:.0f}}},)"
+      "\n",
       s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked, s.unparsable,
       info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
   out += "  \"latency_ms\": {";
@@ -95,11 +110,14 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
   out += "},\n  \"states_at_end\": {";
   const auto states = fleet.state_counts();
   for (std::size_t i = 0; i < kClientStateCount; ++i) {
-    out += fmt::format(R"({}"{}": {})", i ? ", " : "", to_string(static_cast<ClientState>(i)), states[i]);
+    out += fmt::format(R"({}"{}": {})", i ? ", " : "", to_string(static_cast<ClientState>(i)),
+                       states[i]);
   }
   out += "},\n";
   const Auditor& auditor = fleet.auditor();
-  out += fmt::format(R"(  "violation_count": {},)" "\n", auditor.violation_count());
+  out += fmt::format(R"(  "violation_count": {},)"
+                     "\n",
+                     auditor.violation_count());
   out += "  \"violations\": [";
   for (std::size_t i = 0; i < auditor.violations().size(); ++i) {
     const Violation& v = auditor.violations()[i];
@@ -122,9 +140,9 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
                      s.renewals, renew.p50, renew.p99, s.renew_started);
   out += fmt::format("rebinds {} (at lease fraction p50 {:.3f}, p99 {:.3f}; {} started)\n",
                      s.rebinds, rebind.p50, rebind.p99, s.rebind_started);
-  out += fmt::format("expirations {}  releases {}  declines {}  vanished {}  naks {}  timeouts {}  gave up {}\n",
-                     s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions,
-                     s.gave_up);
+  out += fmt::format(
+      "expirations {}  releases {}  declines {}  vanished {}  naks {}  timeouts {}  gave up {}\n",
+      s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions, s.gave_up);
   out += fmt::format("packets sent {}  received {}  dropped (injected) {}  unicast blocked {}\n",
                      s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked);
   for (std::size_t i = 0; i < kExchangeCount; ++i) {
@@ -135,8 +153,8 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
                        latency_name(exchange), p.count, p.p50, p.p99, p.max);
   }
   const double packets = static_cast<double>(s.packets_sent + s.packets_received);
-  out += fmt::format("elapsed {:.2f} s  cpu {:.2f} s  packets per cpu-second {:.0f}\n", info.elapsed_s,
-                     info.cpu_s, info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
+  out += fmt::format("elapsed {:.2f} s  cpu {:.2f} s  packets per cpu-second {:.0f}\n",
+                     info.elapsed_s, info.cpu_s, info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
   const Auditor& auditor = fleet.auditor();
   out += fmt::format("violations: {}\n", auditor.violation_count());
   for (const Violation& v : auditor.violations()) {
@@ -153,10 +171,11 @@ std::string progress_line(const Fleet& fleet, double elapsed_s) {
     if (states[i] == 0) continue;
     line += fmt::format(" {} {}", to_string(static_cast<ClientState>(i)), states[i]);
   }
-  line += fmt::format(" | leases {} renew {} rebind {} | {:.0f} pkt/s | violations {}", s.leases,
-                      s.renewals, s.rebinds,
-                      elapsed_s > 0 ? static_cast<double>(s.packets_sent + s.packets_received) / elapsed_s : 0.0,
-                      fleet.auditor().violation_count());
+  line += fmt::format(
+      " | leases {} renew {} rebind {} | {:.0f} pkt/s | violations {}", s.leases, s.renewals,
+      s.rebinds,
+      elapsed_s > 0 ? static_cast<double>(s.packets_sent + s.packets_received) / elapsed_s : 0.0,
+      fleet.auditor().violation_count());
   return line;
 }
 

@@ -1,16 +1,15 @@
 // landlord-sim: thousands of RFC 2131 clients in one process, playing whole lease lifecycles
 // against a real DHCPv4 server and judging it from its replies. Wiring only: the client machine,
 // fleet, auditor and transports live in src/sim.
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "landlord/sim/report.hpp"
 #include "landlord/sim/transport.hpp"
@@ -55,24 +54,38 @@ int main(int argc, char** argv) {
   bool no_option82_check = false;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
-  app.add_option("--server", settings.server, "relay mode: the server's ADDR[:PORT] (port 67 by default)");
+  app.add_option("--server", settings.server,
+                 "relay mode: the server's ADDR[:PORT] (port 67 by default)");
   app.add_option("--bind", settings.bind, "relay mode: our ADDR[:PORT]; ADDR becomes giaddr");
-  app.add_option("--interface", settings.interface, "L2 mode: send Ethernet frames on this interface");
+  app.add_option("--interface", settings.interface,
+                 "L2 mode: send Ethernet frames on this interface");
   app.add_option("--clients", w.clients, "number of clients");
   app.add_option("--rate", w.arrival_rate_per_s, "new clients per second");
   app.add_option("--duration", duration, "length of the run (e.g. 60s, 5m)");
-  app.add_option("--stay", stay, "mean stay of departing/restarting clients (default: half the run)");
-  app.add_option("--release", w.release_fraction, "fraction of clients that depart with RELEASE")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--vanish", w.vanish_fraction, "fraction that depart silently")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--decline", w.decline_fraction, "fraction that DECLINE their first address")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--restart-clients", w.restart_fraction, "fraction that restart once (INIT-REBOOT)")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--drop-replies", w.drop_replies, "fraction of server replies lost")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--block-unicast", block_unicast, "FROM+LEN: RENEWING requests dropped in this window (e.g. 30s+60s)");
-  app.add_option("--retransmit-base", retransmit_base, "first retransmission delay (RFC: 4s; doubles to 16x, jitter 1/4)");
-  app.add_option("--renew-min", renew_minimum, "minimum RENEWING/REBINDING retransmission wait (RFC: 60s)");
-  app.add_option("--decline-wait", decline_wait, "wait after a DECLINE before restarting (RFC: 10s)");
+  app.add_option("--stay", stay,
+                 "mean stay of departing/restarting clients (default: half the run)");
+  app.add_option("--release", w.release_fraction, "fraction of clients that depart with RELEASE")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--vanish", w.vanish_fraction, "fraction that depart silently")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--decline", w.decline_fraction, "fraction that DECLINE their first address")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--restart-clients", w.restart_fraction,
+                 "fraction that restart once (INIT-REBOOT)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--drop-replies", w.drop_replies, "fraction of server replies lost")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--block-unicast", block_unicast,
+                 "FROM+LEN: RENEWING requests dropped in this window (e.g. 30s+60s)");
+  app.add_option("--retransmit-base", retransmit_base,
+                 "first retransmission delay (RFC: 4s; doubles to 16x, jitter 1/4)");
+  app.add_option("--renew-min", renew_minimum,
+                 "minimum RENEWING/REBINDING retransmission wait (RFC: 60s)");
+  app.add_option("--decline-wait", decline_wait,
+                 "wait after a DECLINE before restarting (RFC: 10s)");
   app.add_option("--seed", w.seed, "seed for MACs, xids, fates and jitter");
-  app.add_flag("--no-client-id", no_client_id, "send no option 61: the server keys clients by chaddr");
+  app.add_flag("--no-client-id", no_client_id,
+               "send no option 61: the server keys clients by chaddr");
   app.add_flag("--no-option82-check", no_option82_check,
                "relay mode: do not require replies to echo our option 82 (RFC 3046 §2.2)");
   app.add_option("--report", settings.report_path, "write the JSON report here");
@@ -82,8 +95,10 @@ int main(int argc, char** argv) {
   const auto set_duration = [](const std::string& text, Duration& out, const char* flag) {
     if (text.empty()) return true;
     const auto parsed = cli::parse_duration(text);
-    if (!parsed) std::cerr << "landlord-sim: " << flag << ": not a duration: " << text << "\n";
-    else out = *parsed;
+    if (!parsed)
+      std::cerr << "landlord-sim: " << flag << ": not a duration: " << text << "\n";
+    else
+      out = *parsed;
     return parsed.has_value();
   };
   if (!set_duration(duration, w.duration, "--duration") || !set_duration(stay, w.stay, "--stay") ||
@@ -129,8 +144,8 @@ int main(int argc, char** argv) {
     }
     transport = std::move(*opened);
   } else {
-    auto opened = open_packet_transport(settings.interface,
-                                        [&fleet](Ipv4 address) { return fleet.holder_of(address); });
+    auto opened = open_packet_transport(
+        settings.interface, [&fleet](Ipv4 address) { return fleet.holder_of(address); });
     if (!opened) {
       std::cerr << "landlord-sim: " << opened.error() << "\n";
       return kExitUsage;
@@ -158,8 +173,8 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("\r{}\x1b[K", progress_line(fleet, elapsed_s)).c_str(), stdout);
     std::fflush(stdout);
   };
-  const RealtimeResult result =
-      run_realtime(fleet, *transport, g_stop, terminal ? std::function<void(double)>(progress) : nullptr);
+  const RealtimeResult result = run_realtime(
+      fleet, *transport, g_stop, terminal ? std::function<void(double)>(progress) : nullptr);
   if (terminal) std::fputs("\n", stdout);
 
   const RunInfo info{transport->name(), transport->note(), w.seed, result.elapsed_s, result.cpu_s};

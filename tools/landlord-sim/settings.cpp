@@ -1,10 +1,10 @@
 #include "settings.hpp"
 
-#include <charconv>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
 
 namespace landlord::sim::cli {
 
@@ -27,7 +27,8 @@ std::optional<Duration> parse_duration(std::string_view text) {
   }
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < 0 || !std::isfinite(value)) {
+  if (error != std::errc{} || end != text.data() + text.size() || value < 0 ||
+      !std::isfinite(value)) {
     return std::nullopt;
   }
   return Duration{static_cast<std::int64_t>(std::llround(value * scale))};
@@ -55,9 +56,11 @@ Expected<void, std::string> load_scenario(const std::string& path, Settings& set
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& error) {
-    return unexpected(fmt::format("{}:{}:{}: {}", path, error.mark.line + 1, error.mark.column + 1, error.msg));
+    return unexpected(
+        fmt::format("{}:{}:{}: {}", path, error.mark.line + 1, error.mark.column + 1, error.msg));
   }
-  if (!root.IsMap()) return unexpected(fmt::format("{}: a scenario is a map of settings", where(path, root.Mark())));
+  if (!root.IsMap())
+    return unexpected(fmt::format("{}: a scenario is a map of settings", where(path, root.Mark())));
 
   Workload& w = settings.workload;
   for (const auto& entry : root) {
@@ -91,30 +94,52 @@ Expected<void, std::string> load_scenario(const std::string& path, Settings& set
       return std::nullopt;
     };
     std::optional<std::string> problem;
-    if (!value.IsScalar()) problem = fmt::format("{}: {} must be a scalar", at, key);
-    else if (key == "server") settings.server = text;
-    else if (key == "bind") settings.bind = text;
-    else if (key == "interface") settings.interface = text;
-    else if (key == "clients") problem = number(w.clients);
-    else if (key == "rate") problem = number(w.arrival_rate_per_s);
-    else if (key == "duration") problem = duration(w.duration);
-    else if (key == "stay") problem = duration(w.stay);
-    else if (key == "release") problem = fraction(w.release_fraction);
-    else if (key == "vanish") problem = fraction(w.vanish_fraction);
-    else if (key == "decline") problem = fraction(w.decline_fraction);
-    else if (key == "restart_clients") problem = fraction(w.restart_fraction);
-    else if (key == "drop_replies") problem = fraction(w.drop_replies);
-    else if (key == "seed") problem = number(w.seed);
-    else if (key == "client_id") w.send_client_id = value.as<bool>(true);
-    else if (key == "retransmit_base") problem = duration(settings.retransmit_base);
-    else if (key == "renew_minimum") problem = duration(settings.renew_minimum);
-    else if (key == "decline_wait") problem = duration(settings.decline_wait);
-    else if (key == "report") settings.report_path = text;
-    else if (key == "pcap") settings.pcap_path = text;
+    if (!value.IsScalar())
+      problem = fmt::format("{}: {} must be a scalar", at, key);
+    else if (key == "server")
+      settings.server = text;
+    else if (key == "bind")
+      settings.bind = text;
+    else if (key == "interface")
+      settings.interface = text;
+    else if (key == "clients")
+      problem = number(w.clients);
+    else if (key == "rate")
+      problem = number(w.arrival_rate_per_s);
+    else if (key == "duration")
+      problem = duration(w.duration);
+    else if (key == "stay")
+      problem = duration(w.stay);
+    else if (key == "release")
+      problem = fraction(w.release_fraction);
+    else if (key == "vanish")
+      problem = fraction(w.vanish_fraction);
+    else if (key == "decline")
+      problem = fraction(w.decline_fraction);
+    else if (key == "restart_clients")
+      problem = fraction(w.restart_fraction);
+    else if (key == "drop_replies")
+      problem = fraction(w.drop_replies);
+    else if (key == "seed")
+      problem = number(w.seed);
+    else if (key == "client_id")
+      w.send_client_id = value.as<bool>(true);
+    else if (key == "retransmit_base")
+      problem = duration(settings.retransmit_base);
+    else if (key == "renew_minimum")
+      problem = duration(settings.renew_minimum);
+    else if (key == "decline_wait")
+      problem = duration(settings.decline_wait);
+    else if (key == "report")
+      settings.report_path = text;
+    else if (key == "pcap")
+      settings.pcap_path = text;
     else if (key == "block_unicast") {
       const auto window = parse_window(text);
-      if (!window) problem = fmt::format("{}: block_unicast must be FROM+LEN, e.g. 30s+60s", at);
-      else w.block_unicast = window;
+      if (!window)
+        problem = fmt::format("{}: block_unicast must be FROM+LEN, e.g. 30s+60s", at);
+      else
+        w.block_unicast = window;
     } else {
       problem = fmt::format("{}: unknown key '{}'", where(path, entry.first.Mark()), key);
     }

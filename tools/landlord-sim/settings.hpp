@@ -10,7 +10,7 @@
 namespace landlord::sim::cli {
 
 struct Settings {
-  std::string server;     // relay mode: ADDR[:PORT]
+  std::string server;  // relay mode: ADDR[:PORT]
   std::string bind = "127.0.0.1:0";
   std::string interface;  // L2 mode
   Workload workload;

@@ -19,10 +19,10 @@ namespace landlord::sim {
 
 struct Violation {
   enum class Kind : std::uint8_t {
-    DuplicateAddress,  // an address ACKed to a client while another client's lease on it ran
-    AddressChanged,    // an ACK for another address than requested, without a NAK first
-    BadTimers,         // an ACK with T1 >= T2, T2 >= lease time or T1 >= lease time
-    UnsolicitedReply,  // a reply whose chaddr/xid matches no request we sent
+    DuplicateAddress,    // an address ACKed to a client while another client's lease on it ran
+    AddressChanged,      // an ACK for another address than requested, without a NAK first
+    BadTimers,           // an ACK with T1 >= T2, T2 >= lease time or T1 >= lease time
+    UnsolicitedReply,    // a reply whose chaddr/xid matches no request we sent
     RelayInfoNotEchoed,  // a reply to a relayed request without our option 82 (RFC 3046 §2.2)
   };
   Kind kind;

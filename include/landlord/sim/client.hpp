@@ -41,12 +41,12 @@ std::string_view to_string(Exchange exchange);
 
 // RFC 2131 timing, scalable for labs with leases of seconds instead of hours.
 struct Timing {
-  Duration retransmit_base = 4s;      // §4.1: first retransmission after 4 s, then 8, 16, ...
-  Duration retransmit_max = 64s;      // ... up to 64 s
-  Duration jitter = 1s;               // each delay randomised by ±1 s
+  Duration retransmit_base = 4s;        // §4.1: first retransmission after 4 s, then 8, 16, ...
+  Duration retransmit_max = 64s;        // ... up to 64 s
+  Duration jitter = 1s;                 // each delay randomised by ±1 s
   Duration renew_retransmit_min = 60s;  // §4.4.5: half the remaining time, down to 60 s
-  Duration decline_restart = 10s;     // §3.1.5: wait at least 10 s after a DECLINE
-  int request_attempts = 5;           // REQUEST transmissions before falling back to INIT (§3.1.5)
+  Duration decline_restart = 10s;       // §3.1.5: wait at least 10 s after a DECLINE
+  int request_attempts = 5;  // REQUEST transmissions before falling back to INIT (§3.1.5)
 
   // Scales the exponential backoff: base b gives b, 2b, ... 16b, jitter b/4 (4 s -> 4..64 ±1).
   static Timing with_retransmit_base(Duration base, Duration renew_minimum);
@@ -58,11 +58,15 @@ struct ClientIdentity {
 };
 
 // Inputs to step().
-struct Start {};                  // power on in INIT: begin discovery
-struct Reboot {};                 // restart: INIT-REBOOT with the remembered address if any
-struct Tick {};                   // the time reached next_deadline()
-struct Depart { bool release; };  // leave the network; RELEASE first when `release`
-struct Received { const wire::Message* reply; };  // a reply whose chaddr is ours
+struct Start {};   // power on in INIT: begin discovery
+struct Reboot {};  // restart: INIT-REBOOT with the remembered address if any
+struct Tick {};    // the time reached next_deadline()
+struct Depart {
+  bool release;
+};  // leave the network; RELEASE first when `release`
+struct Received {
+  const wire::Message* reply;
+};  // a reply whose chaddr is ours
 using Input = std::variant<Start, Reboot, Tick, Depart, Received>;
 
 // Where a transmission goes (§4.4.4).
@@ -80,24 +84,24 @@ struct Transmission {
 // the server from them.
 struct Event {
   enum class Kind : std::uint8_t {
-    Offered,          // OFFER accepted in SELECTING
-    Leased,           // ACK in REQUESTING or REBOOTING: address newly held
-    Renewed,          // ACK in RENEWING
-    Rebound,          // ACK in REBINDING
-    Nak,              // NAK: back to INIT
-    Declined,         // ACK received and declined (workload choice)
-    Released,         // RELEASE sent on departure
-    Expired,          // lease reached its expiry with no ACK: back to INIT
-    RenewStarted,     // T1 reached: `lease_fraction` is how far into the lease
-    RebindStarted,    // T2 reached
-    Retransmitted,    // a request timed out and was sent again
-    GaveUp,           // REQUESTING/REBOOTING exhausted its attempts: back to INIT
-    AddressChanged,   // ACK for another address than the one requested, without a NAK
+    Offered,         // OFFER accepted in SELECTING
+    Leased,          // ACK in REQUESTING or REBOOTING: address newly held
+    Renewed,         // ACK in RENEWING
+    Rebound,         // ACK in REBINDING
+    Nak,             // NAK: back to INIT
+    Declined,        // ACK received and declined (workload choice)
+    Released,        // RELEASE sent on departure
+    Expired,         // lease reached its expiry with no ACK: back to INIT
+    RenewStarted,    // T1 reached: `lease_fraction` is how far into the lease
+    RebindStarted,   // T2 reached
+    Retransmitted,   // a request timed out and was sent again
+    GaveUp,          // REQUESTING/REBOOTING exhausted its attempts: back to INIT
+    AddressChanged,  // ACK for another address than the one requested, without a NAK
   };
   Kind kind = Kind::Offered;
   Exchange exchange = Exchange::Discover;
-  Ipv4 address;              // the address concerned (for AddressChanged: the one ACKed)
-  Ipv4 expected_address;     // AddressChanged: the address that was requested
+  Ipv4 address;           // the address concerned (for AddressChanged: the one ACKed)
+  Ipv4 expected_address;  // AddressChanged: the address that was requested
   Duration lease_time{0};
   Duration t1{0}, t2{0};      // as applied (server values or the 50 % / 87.5 % defaults)
   TimePoint lease_start{};    // when the answered request was sent (§4.4.1)
@@ -126,9 +130,9 @@ class Client {
 
   ClientState state() const { return state_; }
   const ClientIdentity& identity() const { return identity_; }
-  Ipv4 address() const { return address_; }         // held (or remembered) address
-  Ipv4 server() const { return server_; }            // option 54 of the lease
-  std::uint32_t xid() const { return xid_; }         // of the current exchange
+  Ipv4 address() const { return address_; }   // held (or remembered) address
+  Ipv4 server() const { return server_; }     // option 54 of the lease
+  std::uint32_t xid() const { return xid_; }  // of the current exchange
   TimePoint lease_expiry() const { return lease_start_ + lease_time_; }
   TimePoint t1_at() const { return lease_start_ + t1_; }
   TimePoint t2_at() const { return lease_start_ + t2_; }
@@ -164,11 +168,11 @@ class Client {
   ClientState state_ = ClientState::Stopped;  // until Start
   std::optional<TimePoint> deadline_;
   std::uint32_t xid_ = 0;
-  int attempt_ = 0;               // transmissions of the current request
-  TimePoint last_sent_{};         // of the current exchange's latest transmission
-  Ipv4 offered_;                  // SELECTING -> REQUESTING
+  int attempt_ = 0;        // transmissions of the current request
+  TimePoint last_sent_{};  // of the current exchange's latest transmission
+  Ipv4 offered_;           // SELECTING -> REQUESTING
   Ipv4 offer_server_;
-  Ipv4 address_;                  // the lease (or the remembered address in INIT-REBOOT)
+  Ipv4 address_;  // the lease (or the remembered address in INIT-REBOOT)
   Ipv4 server_;
   TimePoint lease_start_{};
   Duration lease_time_{0}, t1_{0}, t2_{0};

@@ -31,14 +31,14 @@ struct Workload {
   std::size_t clients = 100;
   double arrival_rate_per_s = 10;
   Duration duration = std::chrono::seconds(60);
-  Duration stay{0};  // mean stay of departing/restarting clients; 0: half the duration
-  double release_fraction = 0;   // depart with RELEASE
-  double vanish_fraction = 0;    // depart silently: the server must let the lease expire
-  double decline_fraction = 0;   // DECLINE the first ACKed address
-  double restart_fraction = 0;   // restart once (INIT-REBOOT)
-  double drop_replies = 0;       // fraction of server replies lost on the way
+  Duration stay{0};             // mean stay of departing/restarting clients; 0: half the duration
+  double release_fraction = 0;  // depart with RELEASE
+  double vanish_fraction = 0;   // depart silently: the server must let the lease expire
+  double decline_fraction = 0;  // DECLINE the first ACKed address
+  double restart_fraction = 0;  // restart once (INIT-REBOOT)
+  double drop_replies = 0;      // fraction of server replies lost on the way
   std::optional<Window> block_unicast;  // RENEWING requests dropped in this window
-  bool send_client_id = true;    // option 61 = 01 + MAC
+  bool send_client_id = true;           // option 61 = 01 + MAC
   std::uint64_t seed = 1;
   Timing timing;
 };
@@ -64,12 +64,12 @@ Percentiles percentiles_of(std::vector<double>& samples);
 struct Stats {
   std::size_t clients_started = 0;
   std::size_t offers = 0;
-  std::size_t leases = 0;         // ACKs in REQUESTING or REBOOTING
-  std::size_t reboots = 0;        // INIT-REBOOT attempts
-  std::size_t renewals = 0;       // ACKs in RENEWING
-  std::size_t rebinds = 0;        // ACKs in REBINDING
-  std::size_t renew_started = 0;  // T1 reached
-  std::size_t rebind_started = 0; // T2 reached
+  std::size_t leases = 0;          // ACKs in REQUESTING or REBOOTING
+  std::size_t reboots = 0;         // INIT-REBOOT attempts
+  std::size_t renewals = 0;        // ACKs in RENEWING
+  std::size_t rebinds = 0;         // ACKs in REBINDING
+  std::size_t renew_started = 0;   // T1 reached
+  std::size_t rebind_started = 0;  // T2 reached
   std::size_t expirations = 0;
   std::size_t releases = 0;
   std::size_t declines = 0;
@@ -79,10 +79,10 @@ struct Stats {
   std::size_t gave_up = 0;
   std::size_t packets_sent = 0;
   std::size_t packets_received = 0;
-  std::size_t replies_dropped = 0;     // --drop-replies
-  std::size_t unicast_blocked = 0;     // --block-unicast
+  std::size_t replies_dropped = 0;  // --drop-replies
+  std::size_t unicast_blocked = 0;  // --block-unicast
   std::size_t unparsable = 0;
-  std::vector<double> renew_fractions;   // lease fraction at T1 of renewals that succeeded
+  std::vector<double> renew_fractions;  // lease fraction at T1 of renewals that succeeded
   std::vector<double> rebind_fractions;
   std::array<std::vector<double>, kExchangeCount> latency_ms;
 };
@@ -147,7 +147,7 @@ class Fleet {
   std::vector<Client> clients_;
   std::vector<std::uint32_t> generation_;
   std::vector<std::optional<TimePoint>> armed_;  // the deadline queued for each client
-  std::vector<std::int64_t> sent_ns_;   // latest transmission per client, for latency
+  std::vector<std::int64_t> sent_ns_;            // latest transmission per client, for latency
   // Lease fraction at T1/T2, kept until the renewal/rebind succeeds.
   std::vector<double> renew_fraction_, rebind_fraction_;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> agenda_;

@@ -11,8 +11,8 @@ struct RunInfo {
   std::string transport;       // "relay" or "l2"
   std::string transport_note;  // what the transport does not exercise
   std::uint64_t seed = 0;
-  double elapsed_s = 0;        // wall time of the run
-  double cpu_s = 0;            // process CPU time (user + system)
+  double elapsed_s = 0;  // wall time of the run
+  double cpu_s = 0;      // process CPU time (user + system)
 };
 
 std::string report_json(const Fleet& fleet, const RunInfo& info);

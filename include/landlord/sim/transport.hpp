@@ -61,8 +61,8 @@ Expected<std::unique_ptr<Transport>, std::string> open_relay_transport(Endpoint 
 // each client's own MAC, RENEW unicast from the leased address to the server, and ARP answers
 // for addresses our clients hold (`holder_of`).
 using ArpOwner = std::function<std::optional<HardwareAddress>(Ipv4)>;
-Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(const std::string& interface,
-                                                                        ArpOwner holder_of);
+Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(
+    const std::string& interface, ArpOwner holder_of);
 
 // Runs `fleet` on `transport` in real time until its duration is over or `stop` turns true.
 // `progress` is called about once a second (for a terminal's status line).

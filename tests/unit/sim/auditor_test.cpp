@@ -1,8 +1,9 @@
 // The auditor against crafted reply sequences: each violation it knows, detected from the
 // replies alone, and the legitimate sequences that look similar left alone.
+#include "landlord/sim/auditor.hpp"
+
 #include <gtest/gtest.h>
 
-#include "landlord/sim/auditor.hpp"
 #include "sim_test_support.hpp"
 
 namespace landlord::sim {
@@ -13,7 +14,8 @@ using test::kEpoch;
 
 constexpr Ipv4 kAddress{198, 18, 0, 50};
 
-Event leased(Ipv4 address, TimePoint sent, Duration lease = 60s, Event::Kind kind = Event::Kind::Leased) {
+Event leased(Ipv4 address, TimePoint sent, Duration lease = 60s,
+             Event::Kind kind = Event::Kind::Leased) {
   Event event;
   event.kind = kind;
   event.exchange = Exchange::Request;
@@ -93,11 +95,10 @@ struct TimerCase {
 TEST(Auditor, AckTimersMustBeOrdered) {
   const test::Server server;
   const ClientIdentity client = test::identity(1);
-  for (const TimerCase& c : {TimerCase{100, 50, 87, false}, TimerCase{100, 87, 50, true},
-                             TimerCase{100, 50, 50, true}, TimerCase{100, 50, 100, true},
-                             TimerCase{100, 120, std::nullopt, true},
-                             TimerCase{100, std::nullopt, std::nullopt, false},
-                             TimerCase{0xffffffffu, 50, 87, false}}) {
+  for (const TimerCase& c :
+       {TimerCase{100, 50, 87, false}, TimerCase{100, 87, 50, true}, TimerCase{100, 50, 50, true},
+        TimerCase{100, 50, 100, true}, TimerCase{100, 120, std::nullopt, true},
+        TimerCase{100, std::nullopt, std::nullopt, false}, TimerCase{0xffffffffu, 50, 87, false}}) {
     Auditor auditor;
     auditor.on_sent(0, 42);
     auditor.on_reply(0, server.ack(client, 42, kAddress, c.lease_s, c.t1_s, c.t2_s), kEpoch);

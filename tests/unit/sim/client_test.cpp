@@ -1,10 +1,11 @@
 // The simulated client against RFC 2131 §4.4, one transition at a time. Each row names the
 // section it checks; time is a parameter, so a lease of an hour runs in no time.
+#include "landlord/sim/client.hpp"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "landlord/sim/client.hpp"
 #include "sim_test_support.hpp"
 
 namespace landlord::sim {
@@ -91,9 +92,12 @@ TEST_P(Transition, FollowsFigure5) {
 }
 
 const auto kNoSetup = [](Harness&) {};
-const auto kOffer = [](Harness& h) { h.reply(h.server.offer(h.client.identity(), h.client.xid(), kOffered)); };
+const auto kOffer = [](Harness& h) {
+  h.reply(h.server.offer(h.client.identity(), h.client.xid(), kOffered));
+};
 const auto kAck = [](Harness& h) {
-  h.reply(h.server.ack(h.client.identity(), h.client.xid(), h.client.address().is_zero() ? kOffered : h.client.address(), 3600));
+  h.reply(h.server.ack(h.client.identity(), h.client.xid(),
+                       h.client.address().is_zero() ? kOffered : h.client.address(), 3600));
 };
 const auto kNak = [](Harness& h) { h.reply(h.server.nak(h.client.identity(), h.client.xid())); };
 
@@ -111,8 +115,9 @@ INSTANTIATE_TEST_SUITE_P(
         TransitionRow{"§4.4.1", "NAK: REQUESTING -> INIT, discovery restarts",
                       [](Harness& h) { h.to_requesting(); }, kNak, ClientState::Selecting,
                       MessageType::Discover},
-        TransitionRow{"§4.4.1", "an ACK in SELECTING is ignored", [](Harness& h) { h.to_selecting(); },
-                      kAck, ClientState::Selecting, std::nullopt},
+        TransitionRow{"§4.4.1", "an ACK in SELECTING is ignored",
+                      [](Harness& h) { h.to_selecting(); }, kAck, ClientState::Selecting,
+                      std::nullopt},
         TransitionRow{"§4.4.1", "a second OFFER in REQUESTING is ignored",
                       [](Harness& h) { h.to_requesting(); }, kOffer, ClientState::Requesting,
                       std::nullopt},
@@ -120,8 +125,8 @@ INSTANTIATE_TEST_SUITE_P(
                       [](Harness& h) { h.to_bound(); },
                       [](Harness& h) { h.tick_at(h.client.t1_at()); }, ClientState::Renewing,
                       MessageType::Request, Destination::ServerUnicast},
-        TransitionRow{"§4.4.5", "ACK: RENEWING -> BOUND", [](Harness& h) { h.to_renewing(); },
-                      kAck, ClientState::Bound, std::nullopt},
+        TransitionRow{"§4.4.5", "ACK: RENEWING -> BOUND", [](Harness& h) { h.to_renewing(); }, kAck,
+                      ClientState::Bound, std::nullopt},
         TransitionRow{"§4.4.5", "NAK: RENEWING -> INIT", [](Harness& h) { h.to_renewing(); }, kNak,
                       ClientState::Selecting, MessageType::Discover},
         TransitionRow{"§4.4.5", "T2: RENEWING -> REBINDING, REQUEST broadcast",

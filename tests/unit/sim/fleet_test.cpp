@@ -1,11 +1,11 @@
 // A whole fleet against a scripted responder in virtual time: minutes of lease churn run in
 // milliseconds, and the lifecycle shows in the counts (renewals at T1 = 0.5 of the lease,
 // rebinds at T2 = 0.875 when renewals go unanswered).
-#include <gtest/gtest.h>
+#include "landlord/sim/fleet.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
-#include "landlord/sim/fleet.hpp"
 #include "landlord/sim/report.hpp"
 #include "scripted_server.hpp"
 #include "sim_test_support.hpp"
@@ -64,12 +64,16 @@ TEST(Fleet, ReportCarriesTheCounts) {
                                   stats.renew_started)),
             std::string::npos)
       << json;
-  EXPECT_NE(json.find(fmt::format(R"("rebinds": {{"count": {})", stats.rebinds)), std::string::npos);
-  EXPECT_NE(json.find(R"("block_unicast": {"from_s": 100.0, "length_s": 50.0})"), std::string::npos);
+  EXPECT_NE(json.find(fmt::format(R"("rebinds": {{"count": {})", stats.rebinds)),
+            std::string::npos);
+  EXPECT_NE(json.find(R"("block_unicast": {"from_s": 100.0, "length_s": 50.0})"),
+            std::string::npos);
   EXPECT_NE(json.find(R"("violation_count": 0)"), std::string::npos);
   EXPECT_NE(json.find(R"("violations": [])"), std::string::npos);
-  const std::string text = report_text(fleet, RunInfo{"relay", "renew and rebind both relayed", 11, 1, 1});
-  EXPECT_NE(text.find("transport: relay — renew and rebind both relayed"), std::string::npos) << text;
+  const std::string text =
+      report_text(fleet, RunInfo{"relay", "renew and rebind both relayed", 11, 1, 1});
+  EXPECT_NE(text.find("transport: relay — renew and rebind both relayed"), std::string::npos)
+      << text;
 }
 
 TEST(Fleet, DefaultTimersWhenTheServerSendsNone) {

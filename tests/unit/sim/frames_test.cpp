@@ -1,8 +1,9 @@
 // Frames the L2 transport writes and reads: checksums verified independently, round trips,
 // and the ARP exchange that lets a server reach our clients' leased addresses.
+#include "landlord/sim/frames.hpp"
+
 #include <gtest/gtest.h>
 
-#include "landlord/sim/frames.hpp"
 #include "landlord/sim/transport.hpp"
 
 namespace landlord::sim::frames {
@@ -26,7 +27,10 @@ TEST(Udp, BuildsFramesWhoseChecksumsVerify) {
   // A correct header sums to zero; so does the UDP segment with its pseudo-header.
   EXPECT_EQ(internet_checksum({frame.data() + kEthernetHeader, kIpv4Header}), 0);
   const std::uint32_t pseudo = 0xc612 + 0x0064 + 0xc612 + 0x0001 + 17 + kUdpHeader + payload.size();
-  EXPECT_EQ(internet_checksum({frame.data() + kEthernetHeader + kIpv4Header, kUdpHeader + payload.size()}, pseudo), 0);
+  EXPECT_EQ(
+      internet_checksum({frame.data() + kEthernetHeader + kIpv4Header, kUdpHeader + payload.size()},
+                        pseudo),
+      0);
 
   const auto parsed = parse_udp(frame);
   ASSERT_TRUE(parsed);
@@ -40,7 +44,8 @@ TEST(Udp, BuildsFramesWhoseChecksumsVerify) {
 
 TEST(Udp, RefusesTruncatedAndForeignFrames) {
   std::vector<std::uint8_t> frame;
-  build_udp({kClient, kBroadcastMac, Ipv4{}, kBroadcast, 68, 67}, std::vector<std::uint8_t>(10, 0), frame);
+  build_udp({kClient, kBroadcastMac, Ipv4{}, kBroadcast, 68, 67}, std::vector<std::uint8_t>(10, 0),
+            frame);
   EXPECT_FALSE(parse_udp(std::span(frame).first(kHeaders - 1)));
   std::vector<std::uint8_t> short_ip = frame;
   short_ip.resize(frame.size() - 5);  // IP total length now runs past the frame
@@ -52,10 +57,10 @@ TEST(Udp, RefusesTruncatedAndForeignFrames) {
 
 TEST(Arp, AnswersARequestForAHeldAddress) {
   // Who has 198.18.0.100? Tell 198.18.0.1 (the server).
-  std::vector<std::uint8_t> request = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x22, 0, 0, 0, 1, 0x08, 0x06,
-                                       0, 1, 0x08, 0, 6, 4, 0, 1,
-                                       0x02, 0x22, 0, 0, 0, 1, 198, 18, 0, 1,
-                                       0, 0, 0, 0, 0, 0, 198, 18, 0, 100};
+  std::vector<std::uint8_t> request = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x22, 0,  0, 0,
+                                       1,    0x08, 0x06, 0,    1,    0x08, 0,    6,    4,  0, 1,
+                                       0x02, 0x22, 0,    0,    0,    1,    198,  18,   0,  1, 0,
+                                       0,    0,    0,    0,    0,    198,  18,   0,    100};
   const auto parsed = parse_arp_request(request);
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->target, (Ipv4{198, 18, 0, 100}));

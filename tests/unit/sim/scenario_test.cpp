@@ -19,7 +19,8 @@ TEST(Durations, AcceptUnitsAndBareSeconds) {
   EXPECT_EQ(parse_duration("1h"), Duration{3'600'000});
   EXPECT_EQ(parse_duration("20"), Duration{20'000});
   EXPECT_EQ(parse_duration("0.5"), Duration{500});
-  for (const char* bad : {"", "s", "-1s", "4 s", "4x", "ms"}) EXPECT_FALSE(parse_duration(bad)) << bad;
+  for (const char* bad : {"", "s", "-1s", "4 s", "4x", "ms"})
+    EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
 TEST(Windows, AreFromPlusLength) {
@@ -49,7 +50,10 @@ TEST(Scenario, EveryExampleLoads) {
 
 TEST(Scenario, LabLifecycleValues) {
   Settings settings;
-  ASSERT_TRUE(load_scenario(std::string{LANDLORD_SOURCE_DIR} + "/config/scenarios/lab-lifecycle.yaml", settings).has_value());
+  ASSERT_TRUE(
+      load_scenario(std::string{LANDLORD_SOURCE_DIR} + "/config/scenarios/lab-lifecycle.yaml",
+                    settings)
+          .has_value());
   EXPECT_EQ(settings.workload.clients, 200u);
   EXPECT_EQ(settings.workload.duration, 60s);
   EXPECT_DOUBLE_EQ(settings.workload.vanish_fraction, 0.1);
@@ -68,10 +72,12 @@ std::string error_for(const std::string& yaml) {
 }
 
 TEST(Scenario, MistakesNameTheirPlace) {
-  EXPECT_NE(error_for("clients: 10\nrate_per_s: 5\n").find("scenario_test.yaml:2:1: unknown key 'rate_per_s'"),
+  EXPECT_NE(error_for("clients: 10\nrate_per_s: 5\n")
+                .find("scenario_test.yaml:2:1: unknown key 'rate_per_s'"),
             std::string::npos)
       << error_for("clients: 10\nrate_per_s: 5\n");
-  EXPECT_NE(error_for("release: 1.5\n").find(":1:10: release must be a fraction"), std::string::npos)
+  EXPECT_NE(error_for("release: 1.5\n").find(":1:10: release must be a fraction"),
+            std::string::npos)
       << error_for("release: 1.5\n");
   EXPECT_NE(error_for("duration: soon\n").find("duration must be a duration"), std::string::npos);
   EXPECT_NE(error_for("block_unicast: 30s\n").find("FROM+LEN"), std::string::npos);

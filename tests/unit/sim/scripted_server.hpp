@@ -17,7 +17,7 @@ class ScriptedServer : public Sink {
  public:
   struct Behaviour {
     std::uint32_t lease_s = 60;
-    bool send_timers = true;       // options 58/59; otherwise the client's defaults apply
+    bool send_timers = true;            // options 58/59; otherwise the client's defaults apply
     bool same_address_for_all = false;  // a broken allocator
     std::uint32_t pool_size = 1000;
   };
@@ -43,9 +43,10 @@ class ScriptedServer : public Sink {
       case wire::MessageType::Request: {
         const auto server_id = request.options.get_ipv4(wire::option::kServerId);
         if (server_id && *server_id != kId) return;  // the client chose another server
-        const Ipv4 wanted = request.ciaddr.is_zero()
-                                ? request.options.get_ipv4(wire::option::kRequestedAddress).value_or(Ipv4{})
-                                : request.ciaddr;
+        const Ipv4 wanted =
+            request.ciaddr.is_zero()
+                ? request.options.get_ipv4(wire::option::kRequestedAddress).value_or(Ipv4{})
+                : request.ciaddr;
         if (grantable(key, wanted)) {
           bindings_[key] = {wanted, now + std::chrono::seconds(behaviour_.lease_s)};
           queue(reply(request, wire::MessageType::Ack, wanted));
@@ -101,7 +102,8 @@ class ScriptedServer : public Sink {
   std::optional<Ipv4> allocate(const std::string& key) {
     if (behaviour_.same_address_for_all) return Ipv4{198, 18, 0, 10};
     const auto it = bindings_.find(key);
-    if (it != bindings_.end() && !in_use_by_other(key, it->second.address)) return it->second.address;
+    if (it != bindings_.end() && !in_use_by_other(key, it->second.address))
+      return it->second.address;
     for (std::uint32_t i = 0; i < behaviour_.pool_size; ++i) {
       const Ipv4 candidate{Ipv4{198, 18, 0, 10}.to_uint() + i};
       if (!in_use_by_other(key, candidate)) {
