@@ -88,9 +88,12 @@ void BM_LeaseTableBytesPerLeaseAtOneMillion(benchmark::State& state) {
     for (std::uint32_t i = 0; i < kLeases; ++i) {
       landlord::lease::Lease lease;
       lease.address = Ipv4{kFirst.to_uint() + i};
-      const std::uint8_t mac[6] = {2, 0, static_cast<std::uint8_t>(i >> 24),
+      const std::uint8_t mac[6] = {2,
+                                   0,
+                                   static_cast<std::uint8_t>(i >> 24),
                                    static_cast<std::uint8_t>(i >> 16),
-                                   static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
+                                   static_cast<std::uint8_t>(i >> 8),
+                                   static_cast<std::uint8_t>(i)};
       lease.hardware = landlord::HardwareAddress(1, mac);
       lease.client = landlord::ClientKey::from({}, lease.hardware);
       lease.state = landlord::lease::LeaseState::Bound;

@@ -241,8 +241,8 @@ struct Engine::State {
   // ---- ACK with a lease
 
   Outcome grant(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
-                const ClientKey& client, Ipv4 address, lease::Extension extension,
-                EventKind kind, std::string_view reason, TimePoint now) {
+                const ClientKey& client, Ipv4 address, lease::Extension extension, EventKind kind,
+                std::string_view reason, TimePoint now) {
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
@@ -251,11 +251,17 @@ struct Engine::State {
     if (previous == nullptr || previous->client != client) ++lease.fencing_token;
     put(lease);
     switch (kind) {
-      case EventKind::Renew: ++counters.renewals; break;
-      case EventKind::Rebind: ++counters.rebinds; break;
-      default: ++counters.grants; break;
+      case EventKind::Renew:
+        ++counters.renewals;
+        break;
+      case EventKind::Rebind:
+        ++counters.rebinds;
+        break;
+      default:
+        ++counters.grants;
+        break;
     }
-    ReplySpec spec{MessageType::Ack, address, server_id(ingress), view.subnet,
+    ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
                    durations_for(view), {}};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     return outcome;
@@ -283,7 +289,7 @@ struct Engine::State {
       hold(std::move(offer), now + view.subnet->lease.offer_hold);
     }
     ++counters.offers;
-    ReplySpec spec{MessageType::Offer, *address, server_id(ingress), view.subnet,
+    ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
                    durations_for(view), {}};
     return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
   }
@@ -334,9 +340,8 @@ struct Engine::State {
   // it), which is what a non-authoritative server does. An authoritative server is the only
   // one on its links, so like Kea and dhcpd it grants the address when it is free and
   // otherwise NAKs, rather than leave the client retrying until it gives up.
-  Outcome init_reboot(const SubnetView& view, const wire::Message& message,
-                      const Ingress& ingress, const ClientKey& client, Ipv4 requested,
-                      TimePoint now) {
+  Outcome init_reboot(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
+                      const ClientKey& client, Ipv4 requested, TimePoint now) {
     const bool authoritative = config.server.authoritative;
     const Lease* record = table.find(requested);
     const bool own_record = record != nullptr && record->client == client;
@@ -446,7 +451,8 @@ struct Engine::State {
   Outcome inform(const SubnetView& view, const wire::Message& message, const Ingress& ingress) {
     ++counters.informs;
     ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {}};
-    return {make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
+    return {
+        make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
   }
 
   Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
@@ -470,11 +476,16 @@ struct Engine::State {
     if (choice.subnet == nullptr) return ignore(choice.reason);
     const SubnetView& view = *choice.subnet;
     switch (*type) {
-      case MessageType::Discover: return discover(view, message, ingress, now);
-      case MessageType::Request: return request(view, message, ingress, now);
-      case MessageType::Decline: return decline(view, message, ingress, now);
-      case MessageType::Inform: return inform(view, message, ingress);
-      default: break;
+      case MessageType::Discover:
+        return discover(view, message, ingress, now);
+      case MessageType::Request:
+        return request(view, message, ingress, now);
+      case MessageType::Decline:
+        return decline(view, message, ingress, now);
+      case MessageType::Inform:
+        return inform(view, message, ingress);
+      default:
+        break;
     }
     return ignore("server message type from a client");
   }
@@ -518,7 +529,8 @@ struct Engine::State {
   }
 
   void restore(Lease record) {
-    if (record.state == LeaseState::Offered) return;  // holds are never persisted
+    // Holds are never persisted; 0.0.0.0 is no lease at all.
+    if (record.state == LeaseState::Offered || record.address.is_zero()) return;
     if (const Lease* existing = table.find(record.address);
         existing != nullptr && existing->fencing_token > record.fencing_token) {
       return;  // a newer record for this address is already in: tokens never go backwards
@@ -573,26 +585,40 @@ std::vector<PoolUsage> Engine::pool_usage() const {
 
 std::string_view to_string(Route route) {
   switch (route) {
-    case Route::Relay: return "relay";
-    case Route::Ciaddr: return "ciaddr";
-    case Route::Broadcast: return "broadcast";
-    case Route::DirectToClient: return "direct";
+    case Route::Relay:
+      return "relay";
+    case Route::Ciaddr:
+      return "ciaddr";
+    case Route::Broadcast:
+      return "broadcast";
+    case Route::DirectToClient:
+      return "direct";
   }
   return "unknown";
 }
 
 std::string_view to_string(EventKind kind) {
   switch (kind) {
-    case EventKind::Offer: return "offer";
-    case EventKind::Grant: return "grant";
-    case EventKind::Renew: return "renew";
-    case EventKind::Rebind: return "rebind";
-    case EventKind::Release: return "release";
-    case EventKind::Decline: return "decline";
-    case EventKind::Expire: return "expire";
-    case EventKind::Nak: return "nak";
-    case EventKind::Inform: return "inform";
-    case EventKind::Ignore: return "ignore";
+    case EventKind::Offer:
+      return "offer";
+    case EventKind::Grant:
+      return "grant";
+    case EventKind::Renew:
+      return "renew";
+    case EventKind::Rebind:
+      return "rebind";
+    case EventKind::Release:
+      return "release";
+    case EventKind::Decline:
+      return "decline";
+    case EventKind::Expire:
+      return "expire";
+    case EventKind::Nak:
+      return "nak";
+    case EventKind::Inform:
+      return "inform";
+    case EventKind::Ignore:
+      return "ignore";
   }
   return "unknown";
 }

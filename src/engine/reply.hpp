@@ -16,11 +16,11 @@ struct LeaseDurations {
 
 struct ReplySpec {
   wire::MessageType type = wire::MessageType::Ack;
-  Ipv4 your_address;                          // yiaddr: 0 for NAK and INFORM
-  Ipv4 server_id;                             // option 54
-  const config::Subnet* subnet = nullptr;     // mask and configured options; null for NAK
-  std::optional<LeaseDurations> durations;    // 51/58/59: OFFER and ACK to a REQUEST only
-  std::string_view nak_message;               // option 56, NAK only
+  Ipv4 your_address;                        // yiaddr: 0 for NAK and INFORM
+  Ipv4 server_id;                           // option 54
+  const config::Subnet* subnet = nullptr;   // mask and configured options; null for NAK
+  std::optional<LeaseDurations> durations;  // 51/58/59: OFFER and ACK to a REQUEST only
+  std::string_view nak_message;             // option 56, NAK only
 };
 
 Reply make_reply(const wire::Message& request, const Ingress& ingress, const ReplySpec& spec);

@@ -46,8 +46,8 @@ const SubnetView* Topology::containing(Ipv4 address) const {
   // Most specific subnet wins should configs ever nest; a handful of subnets: a scan is fine.
   const SubnetView* best = nullptr;
   for (const SubnetView& view : subnets_) {
-    if (view.contains(address) &&
-        (best == nullptr || view.subnet->subnet.prefix_length > best->subnet->subnet.prefix_length)) {
+    if (view.contains(address) && (best == nullptr || view.subnet->subnet.prefix_length >
+                                                          best->subnet->subnet.prefix_length)) {
       best = &view;
     }
   }

@@ -30,7 +30,8 @@ void Allocator::add_pool(std::uint32_t subnet_id, Ipv4 first, Ipv4 last) {
   LANDLORD_ASSERT(at == pools_.end() || last < at->first);
   LANDLORD_ASSERT(at == pools_.begin() || std::prev(at)->last < first);
   const auto index = static_cast<std::size_t>(at - pools_.begin());
-  pools_.insert(at, Pool{subnet_id, first, last, FreeSet(static_cast<std::uint32_t>(size), true), {}});
+  pools_.insert(at,
+                Pool{subnet_id, first, last, FreeSet(static_cast<std::uint32_t>(size), true), {}});
   // Pool indexes after the insertion point moved up by one.
   for (auto& [id, subnet] : subnets_) {
     for (auto& pool_index : subnet.pools) {

@@ -25,16 +25,14 @@ std::optional<TimePoint> deadline_of(const Lease& lease) {
 }  // namespace
 
 std::optional<LeaseTable::Slot> LeaseTable::slot_of(Ipv4 address) const {
-  return by_address_.find(hash_address(address.to_uint()), [&](Slot slot) {
-    return records_[slot].lease.address == address;
-  });
+  return by_address_.find(hash_address(address.to_uint()),
+                          [&](Slot slot) { return records_[slot].lease.address == address; });
 }
 
 std::optional<LeaseTable::Slot> LeaseTable::slot_of(const ClientKey& client) const {
   if (client.empty()) return std::nullopt;
-  return by_client_.find(hash_of(client), [&](Slot slot) {
-    return records_[slot].lease.client == client;
-  });
+  return by_client_.find(hash_of(client),
+                         [&](Slot slot) { return records_[slot].lease.client == client; });
 }
 
 const Lease* LeaseTable::find(Ipv4 address) const {
@@ -55,7 +53,7 @@ const Lease* LeaseTable::covered(Ipv4 address) const {
 }
 
 void LeaseTable::put(Lease record) {
-  LANDLORD_ASSERT(record.state != LeaseState::Offered);
+  LANDLORD_ASSERT(record.state != LeaseState::Offered && !record.address.is_zero());
   auto slot = slot_of(record.address);
   if (!slot) {
     slot = allocate_slot();
@@ -67,7 +65,7 @@ void LeaseTable::put(Lease record) {
 }
 
 void LeaseTable::hold(Lease offer, TimePoint hold_until) {
-  LANDLORD_ASSERT(offer.state == LeaseState::Offered);
+  LANDLORD_ASSERT(offer.state == LeaseState::Offered && !offer.address.is_zero());
   auto slot = slot_of(offer.address);
   if (!slot) {
     slot = allocate_slot();
@@ -96,9 +94,8 @@ void LeaseTable::end_hold(Ipv4 address) {
 
 void LeaseTable::replace(Slot slot, Lease next, std::optional<TimePoint> deadline) {
   Record& record = records_[slot];
-  if (record.in_use) unindex_client(slot);
+  if (record.in_use()) unindex_client(slot);
   record.lease = std::move(next);
-  record.in_use = true;
   index_client(slot);
   set_deadline(slot, deadline);
 }
@@ -151,7 +148,7 @@ const Lease* LeaseTable::next_due(TimePoint now) const {
 
 void LeaseTable::for_each(const std::function<void(const Lease&)>& visit) const {
   for (const Record& record : records_) {
-    if (record.in_use) visit(record.lease);
+    if (record.in_use()) visit(record.lease);
   }
 }
 

@@ -70,7 +70,7 @@ class Allocator {
     std::vector<std::uint32_t> excluded;  // sorted; a handful (reservations), so no hash set
   };
   struct SubnetPools {
-    std::vector<std::size_t> pools;                       // indexes into pools_, in config order
+    std::vector<std::size_t> pools;  // indexes into pools_, in config order
     std::set<std::pair<std::int64_t, std::uint32_t>> affinity;  // (ended_at ms, address)
   };
   Pool* pool_of(Ipv4 address);

@@ -27,9 +27,9 @@ class LeaseTable {
   // The client's most recent record (any state), or null.
   const Lease* find(const ClientKey& client) const;
 
-  // Inserts or replaces the record for record.address. Any state but Offered; a hold on the
-  // address is dropped together with the record it covered. Deadline: expires_at() for Bound and
-  // Declined, none for Expired and Released.
+  // Inserts or replaces the record for record.address (never 0.0.0.0). Any state but Offered;
+  // a hold on the address is dropped together with the record it covered. Deadline:
+  // expires_at() for Bound and Declined, none for Expired and Released.
   void put(Lease record);
 
   // Makes `offer` (state Offered) the address's record until `hold_until`. The record it
@@ -56,9 +56,11 @@ class LeaseTable {
  private:
   using Slot = SlotIndex::Slot;
   static constexpr std::uint32_t kNotQueued = 0xffffffffu;
+  // A slot is in use while its lease has an address (0.0.0.0 is never leased): no flag, so a
+  // record is exactly a Lease.
   struct Record {
     Lease lease;
-    bool in_use = false;
+    bool in_use() const { return !lease.address.is_zero(); }
   };
   struct Deadline {
     std::int64_t at_unix_ms;

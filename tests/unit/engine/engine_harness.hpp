@@ -34,10 +34,9 @@ inline config::Config make_config() {
                    {option::kDnsServers, {198, 18, 0, 53}},
                    {option::kDomainName, {'l', 'a', 'b'}}};
   local.lease = config.lease;
-  local.reservations = {{HardwareAddress::parse("02:00:00:00:00:99"), std::nullopt,
-                         Ipv4{198, 18, 0, 150}, "printer"},
-                        {std::nullopt, ClientId::parse("ff:00:00:00:01"),
-                         Ipv4{198, 18, 0, 20}, "reserved-by-id"}};
+  local.reservations = {
+      {HardwareAddress::parse("02:00:00:00:00:99"), std::nullopt, Ipv4{198, 18, 0, 150}, "printer"},
+      {std::nullopt, ClientId::parse("ff:00:00:00:01"), Ipv4{198, 18, 0, 20}, "reserved-by-id"}};
   local.interfaces = {"veth-local"};
 
   config::Subnet remote;

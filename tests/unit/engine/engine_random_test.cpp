@@ -53,18 +53,26 @@ class RandomTraffic {
     const std::uint8_t client = any_client();
     Outcome outcome;
     switch (random_() % 10) {
-      case 0: case 1: outcome = harness_.discover(client); break;
-      case 2: case 3: outcome = harness_.select(client, address_of(client)); break;
+      case 0:
+      case 1:
+        outcome = harness_.discover(client);
+        break;
+      case 2:
+      case 3:
+        outcome = harness_.select(client, address_of(client));
+        break;
       case 4:
         outcome = harness_.select(client, address_of(client), kOtherServer);
         std::erase_if(promises_, [&](const auto& entry) {
           return entry.second.offer_only && entry.second.client == key(client);
         });
         break;
-      case 5: outcome = harness_.renew(client, address_of(client)); break;
-      case 6: outcome = harness_.init_reboot(client, random_() % 2 ? address_of(client)
-                                                                   : any_address());
-              break;
+      case 5:
+        outcome = harness_.renew(client, address_of(client));
+        break;
+      case 6:
+        outcome = harness_.init_reboot(client, random_() % 2 ? address_of(client) : any_address());
+        break;
       case 7:
         outcome = random_() % 3 ? harness_.release(client, address_of(client))
                                 : harness_.decline(client, address_of(client));
@@ -75,9 +83,9 @@ class RandomTraffic {
         }
         return;
     }
-    history_.push_back(std::to_string(unix_ms(harness_.now)) + " client " +
-                       std::to_string(client) + ": " + std::string(to_string(outcome.event.kind)) +
-                       " " + outcome.event.address.to_string() + " " +
+    history_.push_back(std::to_string(unix_ms(harness_.now)) + " client " + std::to_string(client) +
+                       ": " + std::string(to_string(outcome.event.kind)) + " " +
+                       outcome.event.address.to_string() + " " +
                        (outcome.reply ? outcome.reply->message.yiaddr.to_string() : "-") + " (" +
                        std::string(outcome.event.reason) + ")");
     judge(client, outcome);
@@ -92,7 +100,8 @@ class RandomTraffic {
                 (record.fencing_token == stored->second.fencing_token &&
                  record.client == stored->second.client))
         << record.address.to_string() << " token " << record.fencing_token << " after "
-        << stored->second.fencing_token << "\n" << recent_history();
+        << stored->second.fencing_token << "\n"
+        << recent_history();
     stored->second = record;
   }
 
@@ -111,8 +120,8 @@ class RandomTraffic {
     if (promise != promises_.end() && promise->second.client != key(client) &&
         harness_.now < promise->second.until) {
       ADD_FAILURE() << "address " << address.to_string() << " given to client " << int{client}
-                    << " while promised to another until "
-                    << unix_ms(promise->second.until) << "\n" << recent_history();
+                    << " while promised to another until " << unix_ms(promise->second.until) << "\n"
+                    << recent_history();
     }
     if (type == MessageType::Ack) {
       promises_[address.to_uint()] = {key(client), harness_.now + 20min, false};
@@ -131,9 +140,14 @@ class RandomTraffic {
     harness_.engine.for_each_lease([&](const lease::Lease& record) {
       if (record.address < Ipv4{198, 18, 0, 100} || record.address > Ipv4{198, 18, 0, 109}) return;
       switch (lease::Availability::of(&record).kind) {
-        case lease::Availability::Kind::Taken: ++taken; break;
-        case lease::Availability::Kind::Affinity: ++affinity; break;
-        case lease::Availability::Kind::Clean: break;
+        case lease::Availability::Kind::Taken:
+          ++taken;
+          break;
+        case lease::Availability::Kind::Affinity:
+          ++affinity;
+          break;
+        case lease::Availability::Kind::Clean:
+          break;
       }
     });
     const PoolUsage usage = harness_.engine.pool_usage().at(0);

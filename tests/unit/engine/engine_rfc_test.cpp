@@ -15,7 +15,7 @@ struct RoutingCase {
   bool broadcast_bit;
   bool relay_port_suboption;
   Route route;
-  Ipv4 destination;   // 0 = the offered yiaddr
+  Ipv4 destination;  // 0 = the offered yiaddr
   std::uint16_t port;
 };
 
@@ -50,8 +50,7 @@ TEST_P(Rfc2131Section41Routing, ReplyGoesWhereTheTableSays) {
   ASSERT_TRUE(outcome.reply) << c.name << ": " << outcome.event.reason;
   ASSERT_EQ(outcome.reply->message.type(), c.reply) << c.name << ": " << outcome.event.reason;
   EXPECT_EQ(outcome.reply->route, c.route) << c.name;
-  const Ipv4 expected =
-      c.destination.is_zero() ? outcome.reply->message.yiaddr : c.destination;
+  const Ipv4 expected = c.destination.is_zero() ? outcome.reply->message.yiaddr : c.destination;
   EXPECT_EQ(outcome.reply->destination, expected) << c.name;
   EXPECT_EQ(outcome.reply->port, c.port) << c.name;
 }
@@ -60,23 +59,78 @@ const Ipv4 kLeased{198, 18, 0, 100};  // the first pool address: what dora(1) ge
 
 INSTANTIATE_TEST_SUITE_P(
     Table, Rfc2131Section41Routing,
-    ::testing::Values(
-        RoutingCase{"giaddr: to the relay's server port", MessageType::Offer, kRelayAddress, {},
-                    false, false, Route::Relay, kRelayAddress, kServerPort},
-        RoutingCase{"giaddr beats the broadcast bit", MessageType::Offer, kRelayAddress, {}, true,
-                    false, Route::Relay, kRelayAddress, kServerPort},
-        RoutingCase{"RFC 8357 relay port: back to the relay's source port", MessageType::Offer,
-                    kRelayAddress, {}, false, true, Route::Relay, kRelayAddress, 1067},
-        RoutingCase{"NAK without giaddr: broadcast", MessageType::Nak, {}, {}, false, false,
-                    Route::Broadcast, kBroadcast, kClientPort},
-        RoutingCase{"NAK with giaddr: to the relay", MessageType::Nak, kRelayAddress, {}, false,
-                    false, Route::Relay, kRelayAddress, kServerPort},
-        RoutingCase{"ciaddr: unicast to ciaddr", MessageType::Ack, {}, kLeased, true, false,
-                    Route::Ciaddr, kLeased, kClientPort},
-        RoutingCase{"broadcast bit: broadcast", MessageType::Offer, {}, {}, true, false,
-                    Route::Broadcast, kBroadcast, kClientPort},
-        RoutingCase{"otherwise: to yiaddr at chaddr", MessageType::Offer, {}, {}, false, false,
-                    Route::DirectToClient, {}, kClientPort}),
+    ::testing::Values(RoutingCase{"giaddr: to the relay's server port",
+                                  MessageType::Offer,
+                                  kRelayAddress,
+                                  {},
+                                  false,
+                                  false,
+                                  Route::Relay,
+                                  kRelayAddress,
+                                  kServerPort},
+                      RoutingCase{"giaddr beats the broadcast bit",
+                                  MessageType::Offer,
+                                  kRelayAddress,
+                                  {},
+                                  true,
+                                  false,
+                                  Route::Relay,
+                                  kRelayAddress,
+                                  kServerPort},
+                      RoutingCase{"RFC 8357 relay port: back to the relay's source port",
+                                  MessageType::Offer,
+                                  kRelayAddress,
+                                  {},
+                                  false,
+                                  true,
+                                  Route::Relay,
+                                  kRelayAddress,
+                                  1067},
+                      RoutingCase{"NAK without giaddr: broadcast",
+                                  MessageType::Nak,
+                                  {},
+                                  {},
+                                  false,
+                                  false,
+                                  Route::Broadcast,
+                                  kBroadcast,
+                                  kClientPort},
+                      RoutingCase{"NAK with giaddr: to the relay",
+                                  MessageType::Nak,
+                                  kRelayAddress,
+                                  {},
+                                  false,
+                                  false,
+                                  Route::Relay,
+                                  kRelayAddress,
+                                  kServerPort},
+                      RoutingCase{"ciaddr: unicast to ciaddr",
+                                  MessageType::Ack,
+                                  {},
+                                  kLeased,
+                                  true,
+                                  false,
+                                  Route::Ciaddr,
+                                  kLeased,
+                                  kClientPort},
+                      RoutingCase{"broadcast bit: broadcast",
+                                  MessageType::Offer,
+                                  {},
+                                  {},
+                                  true,
+                                  false,
+                                  Route::Broadcast,
+                                  kBroadcast,
+                                  kClientPort},
+                      RoutingCase{"otherwise: to yiaddr at chaddr",
+                                  MessageType::Offer,
+                                  {},
+                                  {},
+                                  false,
+                                  false,
+                                  Route::DirectToClient,
+                                  {},
+                                  kClientPort}),
     CaseName());
 
 TEST(Rfc2131Section432, NakThroughARelaySetsTheBroadcastBit) {
@@ -145,27 +199,26 @@ TEST_P(Rfc2131Section431AllocationOrder, OfferFollowsTheOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, Rfc2131Section431AllocationOrder,
-    ::testing::Values(
-        AllocationCase{"reservation first, even over a requested address", 0x99,
-                       Ipv4{198, 18, 0, 120}, Ipv4{198, 18, 0, 150}},
-        AllocationCase{"current lease before the requested address", 1, Ipv4{198, 18, 0, 120},
-                       Ipv4{198, 18, 0, 100}},
-        AllocationCase{"most recent lease after expiry (affinity)", 2, std::nullopt,
-                       Ipv4{198, 18, 0, 101}},
-        AllocationCase{"a pending offer is the current lease", 3, Ipv4{198, 18, 0, 130},
-                       Ipv4{198, 18, 0, 102}},
-        AllocationCase{"requested address when free", 4, Ipv4{198, 18, 0, 120},
-                       Ipv4{198, 18, 0, 120}},
-        AllocationCase{"requested address bound to another: next free", 4, Ipv4{198, 18, 0, 100},
-                       Ipv4{198, 18, 0, 103}},
-        AllocationCase{"requested address another client's affinity: next free", 4,
-                       Ipv4{198, 18, 0, 101}, Ipv4{198, 18, 0, 103}},
-        AllocationCase{"requested address outside the pools: next free", 4, Ipv4{198, 18, 0, 5},
-                       Ipv4{198, 18, 0, 103}},
-        AllocationCase{"requested address reserved for another: next free", 4,
-                       Ipv4{198, 18, 0, 150}, Ipv4{198, 18, 0, 103}},
-        AllocationCase{"no preference: lowest clean pool address", 4, std::nullopt,
-                       Ipv4{198, 18, 0, 103}}),
+    ::testing::Values(AllocationCase{"reservation first, even over a requested address", 0x99,
+                                     Ipv4{198, 18, 0, 120}, Ipv4{198, 18, 0, 150}},
+                      AllocationCase{"current lease before the requested address", 1,
+                                     Ipv4{198, 18, 0, 120}, Ipv4{198, 18, 0, 100}},
+                      AllocationCase{"most recent lease after expiry (affinity)", 2, std::nullopt,
+                                     Ipv4{198, 18, 0, 101}},
+                      AllocationCase{"a pending offer is the current lease", 3,
+                                     Ipv4{198, 18, 0, 130}, Ipv4{198, 18, 0, 102}},
+                      AllocationCase{"requested address when free", 4, Ipv4{198, 18, 0, 120},
+                                     Ipv4{198, 18, 0, 120}},
+                      AllocationCase{"requested address bound to another: next free", 4,
+                                     Ipv4{198, 18, 0, 100}, Ipv4{198, 18, 0, 103}},
+                      AllocationCase{"requested address another client's affinity: next free", 4,
+                                     Ipv4{198, 18, 0, 101}, Ipv4{198, 18, 0, 103}},
+                      AllocationCase{"requested address outside the pools: next free", 4,
+                                     Ipv4{198, 18, 0, 5}, Ipv4{198, 18, 0, 103}},
+                      AllocationCase{"requested address reserved for another: next free", 4,
+                                     Ipv4{198, 18, 0, 150}, Ipv4{198, 18, 0, 103}},
+                      AllocationCase{"no preference: lowest clean pool address", 4, std::nullopt,
+                                     Ipv4{198, 18, 0, 103}}),
     CaseName());
 
 TEST(Rfc2131Section431, ReservedAddressInsideThePoolIsNeverHandedToAnotherClient) {
@@ -333,23 +386,22 @@ TEST_P(Rfc2131Section432Extension, AnswersPerRule) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, Rfc2131Section432Extension,
-    ::testing::Values(
-        ExtensionCase{"renewing own lease: ACK", false, true, 1, Ipv4{198, 18, 0, 100},
-                      MessageType::Ack},
-        ExtensionCase{"rebinding own lease: ACK", true, true, 1, Ipv4{198, 18, 0, 100},
-                      MessageType::Ack},
-        ExtensionCase{"renewing another client's lease: NAK", false, true, 2,
-                      Ipv4{198, 18, 0, 100}, MessageType::Nak},
-        ExtensionCase{"rebinding another client's lease: NAK", true, false, 2,
-                      Ipv4{198, 18, 0, 100}, MessageType::Nak},
-        ExtensionCase{"renewing an unknown lease, not authoritative: NAK", false, false, 2,
-                      Ipv4{198, 18, 0, 140}, MessageType::Nak},
-        ExtensionCase{"rebinding an unknown lease, not authoritative: silence", true, false, 2,
-                      Ipv4{198, 18, 0, 140}, std::nullopt},
-        ExtensionCase{"rebinding an unknown free address, authoritative: ACK", true, true, 2,
-                      Ipv4{198, 18, 0, 140}, MessageType::Ack},
-        ExtensionCase{"rebinding with an address of another link: NAK", true, true, 2,
-                      Ipv4{198, 18, 1, 100}, MessageType::Nak}),
+    ::testing::Values(ExtensionCase{"renewing own lease: ACK", false, true, 1,
+                                    Ipv4{198, 18, 0, 100}, MessageType::Ack},
+                      ExtensionCase{"rebinding own lease: ACK", true, true, 1,
+                                    Ipv4{198, 18, 0, 100}, MessageType::Ack},
+                      ExtensionCase{"renewing another client's lease: NAK", false, true, 2,
+                                    Ipv4{198, 18, 0, 100}, MessageType::Nak},
+                      ExtensionCase{"rebinding another client's lease: NAK", true, false, 2,
+                                    Ipv4{198, 18, 0, 100}, MessageType::Nak},
+                      ExtensionCase{"renewing an unknown lease, not authoritative: NAK", false,
+                                    false, 2, Ipv4{198, 18, 0, 140}, MessageType::Nak},
+                      ExtensionCase{"rebinding an unknown lease, not authoritative: silence", true,
+                                    false, 2, Ipv4{198, 18, 0, 140}, std::nullopt},
+                      ExtensionCase{"rebinding an unknown free address, authoritative: ACK", true,
+                                    true, 2, Ipv4{198, 18, 0, 140}, MessageType::Ack},
+                      ExtensionCase{"rebinding with an address of another link: NAK", true, true, 2,
+                                    Ipv4{198, 18, 1, 100}, MessageType::Nak}),
     CaseName());
 
 TEST(Rfc2131Section432, RenewingAndRebindingAreRecordedAsSuch) {
@@ -478,8 +530,8 @@ TEST(Rfc2131Table3, OfferAckAndNakFieldsAreCopiedOrZeroed) {
   EXPECT_TRUE(nak.yiaddr.is_zero());
   EXPECT_TRUE(nak.siaddr.is_zero());
   EXPECT_TRUE(nak.options.has(option::kMessage));
-  for (const std::uint8_t code : {option::kLeaseTime, option::kRenewalTime,
-                                  option::kRebindingTime, option::kSubnetMask, option::kRouters}) {
+  for (const std::uint8_t code : {option::kLeaseTime, option::kRenewalTime, option::kRebindingTime,
+                                  option::kSubnetMask, option::kRouters}) {
     EXPECT_FALSE(nak.options.has(code)) << int{code};
   }
 }
@@ -489,24 +541,24 @@ TEST(Rfc2131Table3, OfferAckAndNakFieldsAreCopiedOrZeroed) {
 TEST(Rfc2131Section431Options, FixedOptionsThenRequestedOrderThenTheRest) {
   Harness harness;
   auto discover = client_message(MessageType::Discover, 1);
-  discover.options.set(option::kParameterRequestList,
-                       std::vector<std::uint8_t>{option::kDomainName, option::kSubnetMask,
-                                                 option::kDnsServers});
+  discover.options.set(
+      option::kParameterRequestList,
+      std::vector<std::uint8_t>{option::kDomainName, option::kSubnetMask, option::kDnsServers});
   discover.options.set(option::kClientId, std::vector<std::uint8_t>{1, 2, 0, 0, 0, 0, 1});
   discover.options.set(option::kRelayAgentInfo, std::vector<std::uint8_t>{1, 2, 0xab, 0xcd});
   discover.giaddr = kRelayAddress;
   discover.options.set_ipv4(option::kSubnetSelection, Ipv4{198, 18, 0, 0});
   const wire::Message offer = harness.send(discover, from_relay(kRelayAddress)).reply->message;
   const std::vector<std::uint8_t> expected = {
-      option::kMessageType, option::kServerId,   option::kLeaseTime,   option::kRenewalTime,
-      option::kRebindingTime, option::kSubnetMask, option::kDomainName, option::kDnsServers,
-      option::kRouters,     option::kSubnetSelection, option::kClientId,
-      option::kRelayAgentInfo};
+      option::kMessageType,     option::kServerId,      option::kLeaseTime,
+      option::kRenewalTime,     option::kRebindingTime, option::kSubnetMask,
+      option::kDomainName,      option::kDnsServers,    option::kRouters,
+      option::kSubnetSelection, option::kClientId,      option::kRelayAgentInfo};
   EXPECT_EQ(codes(offer), expected);
   EXPECT_EQ(offer.options.get_ipv4(option::kServerId), kServerAddress);
   EXPECT_EQ(offer.options.get_u32(option::kLeaseTime), 3600u);
-  EXPECT_EQ(offer.options.get_u32(option::kRenewalTime), 1800u);   // 50 %
-  EXPECT_EQ(offer.options.get_u32(option::kRebindingTime), 3150u); // 87.5 %
+  EXPECT_EQ(offer.options.get_u32(option::kRenewalTime), 1800u);    // 50 %
+  EXPECT_EQ(offer.options.get_u32(option::kRebindingTime), 3150u);  // 87.5 %
   EXPECT_EQ(offer.options.get_ipv4(option::kSubnetMask), (Ipv4{255, 255, 255, 0}));
 }
 

@@ -169,13 +169,13 @@ TEST(Scenario, EveryPersistedChangeOfClientTakesAHigherToken) {
   config.subnets[0].pools = {{Ipv4{198, 18, 0, 100}, Ipv4{198, 18, 0, 100}}};
   Harness harness(config);
   const Ipv4 address = harness.dora(1);
-  harness.release(1, address);                   // client 1, token 1
-  harness.discover(2);                           // offered over client 1's record
+  harness.release(1, address);  // client 1, token 1
+  harness.discover(2);          // offered over client 1's record
   const Outcome declined = harness.decline(2, address);
   ASSERT_EQ(declined.mutations.size(), 1u);
   EXPECT_EQ(declined.mutations[0].client, key(2));
   EXPECT_EQ(declined.mutations[0].fencing_token, 2u);
-  const auto freed = harness.advance(10min);     // the decline hold ends: holder becomes nobody
+  const auto freed = harness.advance(10min);  // the decline hold ends: holder becomes nobody
   ASSERT_EQ(freed.size(), 1u);
   EXPECT_TRUE(freed[0].client.empty());
   EXPECT_EQ(freed[0].fencing_token, 3u);

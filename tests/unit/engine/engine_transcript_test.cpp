@@ -90,8 +90,8 @@ class Transcript {
       const std::string range = arguments.at("pool");
       const auto dash = range.find('-');
       config::Config config = make_config();
-      config.subnets[0].pools = {{*Ipv4::parse(range.substr(0, dash)),
-                                  *Ipv4::parse(range.substr(dash + 1))}};
+      config.subnets[0].pools = {
+          {*Ipv4::parse(range.substr(0, dash)), *Ipv4::parse(range.substr(dash + 1))}};
       harness_.engine.reconfigure(config);
       return "ok\n";
     }
@@ -116,9 +116,8 @@ class Transcript {
       message = client_message(MessageType::Request, client());
       message.options.set_ipv4(option::kRequestedAddress, address("address"));
       if (command == "select") {
-        message.options.set_ipv4(option::kServerId, arguments.contains("server")
-                                                         ? address("server")
-                                                         : kServerAddress);
+        message.options.set_ipv4(option::kServerId,
+                                 arguments.contains("server") ? address("server") : kServerAddress);
       }
     } else if (command == "renew" || command == "rebind") {
       message = client_message(MessageType::Request, client());
@@ -159,7 +158,8 @@ class Transcript {
     std::string line = record.address.to_string() + " " + std::string(to_string(record.state));
     line += record.client.empty() ? " client=none" : " client=" + record.hardware.to_string();
     line += " token=" + std::to_string(record.fencing_token);
-    if (record.state != lease::LeaseState::Offered) line += " ends=" + relative(record.expires_at());
+    if (record.state != lease::LeaseState::Offered)
+      line += " ends=" + relative(record.expires_at());
     if (record.last_extension != lease::Extension::None) {
       line += " by=" + std::string(to_string(record.last_extension));
     }
@@ -176,9 +176,10 @@ class Transcript {
              std::string(to_string(outcome.reply->route)) + " " +
              outcome.reply->destination.to_string() + ":" + std::to_string(outcome.reply->port);
       if (const auto lease_time = reply.options.get_u32(option::kLeaseTime)) {
-        out += " lease=" + std::to_string(*lease_time) + "s t1=" +
-               std::to_string(reply.options.get_u32(option::kRenewalTime).value_or(0)) + "s t2=" +
-               std::to_string(reply.options.get_u32(option::kRebindingTime).value_or(0)) + "s";
+        out += " lease=" + std::to_string(*lease_time) +
+               "s t1=" + std::to_string(reply.options.get_u32(option::kRenewalTime).value_or(0)) +
+               "s t2=" + std::to_string(reply.options.get_u32(option::kRebindingTime).value_or(0)) +
+               "s";
       }
       if (reply.broadcast()) out += " broadcast-bit";
       if (const auto text = reply.options.get_text(option::kMessage)) {
@@ -220,9 +221,9 @@ TEST_P(GoldenTranscript, MatchesTheEngine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, GoldenTranscript,
-                         ::testing::Values("dora.txt", "renew_rebind_expire.txt",
-                                           "affinity.txt", "exhaustion.txt", "decline.txt",
-                                           "fencing.txt", "relay.txt"),
+                         ::testing::Values("dora.txt", "renew_rebind_expire.txt", "affinity.txt",
+                                           "exhaustion.txt", "decline.txt", "fencing.txt",
+                                           "relay.txt"),
                          [](const auto& file) {
                            std::string name = file.param.substr(0, file.param.find('.'));
                            for (char& c : name) {

@@ -9,7 +9,9 @@ Ipv4 address(std::uint8_t last) { return Ipv4{198, 18, 0, last}; }
 TimePoint at_s(std::int64_t seconds) { return time_from_unix_ms(seconds * 1000); }
 const Availability kTaken{Availability::Kind::Taken, {}};
 const Availability kClean{};
-Availability affinity(std::int64_t ended_s) { return {Availability::Kind::Affinity, at_s(ended_s)}; }
+Availability affinity(std::int64_t ended_s) {
+  return {Availability::Kind::Affinity, at_s(ended_s)};
+}
 
 TEST(Allocator, PicksLowestCleanAddressOfTheSubnetsPools) {
   Allocator allocator;
