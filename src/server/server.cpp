@@ -50,6 +50,7 @@ class Server {
         config_(std::move(config)),
         options_(std::move(options)),
         engine_(engine),
+        queue_(queue),
         committer_(queue),
         pipeline_(io, committer_),
         socket_(std::move(socket)),
@@ -308,7 +309,10 @@ class Server {
     config_ = std::move(config);
     if (!options_.log_level) spdlog::set_level(spdlog::level::from_str(config_.log.level));
     refresh_links();
-    (void)resolve_interfaces();
+    if (auto missing = resolve_interfaces(); !missing.empty()) {
+      spdlog::warn("reload: interface {} does not exist (any more); its clients are not served",
+                   missing);
+    }
     armed_deadline_.reset();
     expiry_timer_.cancel();
     rearm_expiry_timer();
@@ -346,16 +350,17 @@ class Server {
   void log_counters() const {
     const engine::Counters& engine = engine_.counters();
     const CommitPipelineCounters& commits = pipeline_.counters();
+    const store::CommitQueueCounters queue = queue_.counters();  // commits = transactions (fsyncs)
     spdlog::info(
         "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
         "declines={} releases={} informs={} expirations={} ignored={} pool_exhausted={} "
-        "malformed={} unroutable={} commits={} records_written={} stale_refusals={} "
-        "store_failures={} dropped_store_down={}",
+        "malformed={} unroutable={} commits={} last_batch={} records_written={} "
+        "stale_refusals={} store_failures={} dropped_store_down={}",
         engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals,
         engine.rebinds, engine.naks, engine.declines, engine.releases, engine.informs,
         engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
-        commits.commits, commits.records_written, commits.stale_refusals, commits.store_failures,
-        commits.replies_dropped_store_down);
+        queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
+        commits.store_failures, commits.replies_dropped_store_down);
   }
 
   // ---- links ----------------------------------------------------------------------------
@@ -401,6 +406,7 @@ class Server {
   const ServerOptions options_;
   Clock clock_;
   engine::Engine& engine_;
+  const store::CommitQueue& queue_;
   CommitQueueCommitter committer_;
   CommitPipeline pipeline_;
   PacketSocket socket_;
