@@ -42,6 +42,10 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
   options.workload.decline_fraction = pick.unit() * 0.1;
   options.workload.restart_fraction = pick.unit() * 0.3;
   options.workload.send_client_id = pick.chance(0.8);
+  if (pick.chance(0.1)) {  // a storm: most clients restart, many decline
+    options.workload.restart_fraction = 0.8;
+    options.workload.decline_fraction = 0.4;
+  }
   if (pick.chance(0.5)) {
     options.workload.block_unicast =
         sim::Window{std::chrono::minutes(pick.between(5, 20)), std::chrono::minutes(pick.between(5, 20))};
