@@ -13,7 +13,7 @@ sim_report_rows=(
   "sim_saturation_dora_s|landlord-sim: DORA/s at saturation (<=1% not bound)|landlord >= 5x Kea's perfdhcp figure|"
   "sim_saturation_capped|  saturation limited by landlord-sim (1 = yes)|||count"
   "sim_saturation_request_ack_p99_ms|landlord-sim: REQUEST->ACK p99 ms at saturation||"
-  "sim_packets_per_cpu_s|landlord-sim packets sent+received per CPU-s|>= 3x perfdhcp's|"
+  "sim_packets_per_cpu_s|landlord-sim packets sent+received per CPU-s, top load|>= 3x perfdhcp's|"
   "steady_clients|steady state: clients (lease 60 s, renew at T1)|||count"
   "steady_renewals|steady state: renewals ACKed|||count"
   "steady_timeouts|steady state: requests unanswered in time (drops)|0|l == 0|count"
@@ -66,6 +66,7 @@ sim_trial() {
     trial_verdict=fail
     return 0
   fi
+  trial_packets_per_cpu_s=""
   sim_run "$report" $((trial_s + 40)) --clients "$clients" --rate "$rate" \
     --duration "$((trial_s + 2))s" --seed "$rate" || { server_stop; trial_verdict=fail; return 0; }
   server_stop
@@ -87,11 +88,15 @@ sim_trial() {
 # Saturation with landlord-sim: the same doubling-then-bisection search as measure_saturation.
 sim_saturation() {
   local name=$1 rate=$saturation_start_rate low=0 high=0 trials capped=0
-  local best_leases=0 best_p99=- best_packets=-
+  local best_leases=0 best_p99=- top_rate=0 top_packets=-
   for ((trials = 0; trials < max_trials; trials++)); do
     sim_trial "$name" "$rate"
     if [[ "$trial_verdict" != fail ]]; then
-      low=$rate best_leases=$trial_leases best_p99=$trial_p99 best_packets=$trial_packets_per_cpu_s
+      low=$rate best_leases=$trial_leases best_p99=$trial_p99
+    fi
+    # The simulator's efficiency at the highest load it ran, like perfdhcp's flat out.
+    if ((rate > top_rate)) && [[ -n "${trial_packets_per_cpu_s:-}" ]]; then
+      top_rate=$rate top_packets=$trial_packets_per_cpu_s
     fi
     case "$trial_verdict" in
       capped) capped=1; break ;;
@@ -110,7 +115,7 @@ sim_saturation() {
   record "$name" sim_saturation_dora_s "$(awk -v a="$best_leases" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" sim_saturation_capped "$capped"
   record "$name" sim_saturation_request_ack_p99_ms "$best_p99"
-  record "$name" sim_packets_per_cpu_s "$best_packets"
+  record "$name" sim_packets_per_cpu_s "$top_packets"
   lab_log "$name: landlord-sim saturation ${low}/s$( ((capped)) && echo ' (landlord-sim-capped)')"
 }
 
