@@ -5,9 +5,13 @@
 #          speaking Ethernet from "<prefix>c" over a veth: broadcast DORA, unicast RENEW, and
 #          landlord's unicast replies to renewing clients found through the simulator's ARP
 #          answers. Needs root; skips (77) otherwise.
+#   expiry: relay again, with a pool of 40 addresses for 80 clients of which half vanish without
+#          a RELEASE: every client still there can only end up bound if the server let the
+#          vanished clients' leases expire and handed their addresses out again — and the auditor
+#          checks none was handed out before its lease ran out.
 # Leases of 24 s (T1 12 s, T2 21 s) so renewals, and rebinds while renewals are blocked, happen
 # in a bounded run.
-# Usage: sim_landlord.sh path/to/landlord-sim path/to/landlord relay|l2
+# Usage: sim_landlord.sh path/to/landlord-sim path/to/landlord relay|l2|expiry
 set -euo pipefail
 
 SIM=${1:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
@@ -39,8 +43,16 @@ lease_config='lease:
   offer-hold: 5s
   decline-hold: 30s'
 
+pool=198.18.1.0-198.18.254.255
+if [[ $MODE == expiry ]]; then
+  lease_config='lease:
+  time: 8s
+  offer-hold: 2s'
+  pool=198.18.1.0-198.18.1.39
+fi
+
 case $MODE in
-  relay)
+  relay|expiry)
     SERVER_PORT=$((20000 + $$ % 20000))
     RELAY_PORT=$((SERVER_PORT + 1))
     cat > "$WORK/landlord.yaml" <<YAML
@@ -52,7 +64,7 @@ store:
 $lease_config
 subnets:
   - subnet: 198.18.0.0/16
-    pools: [198.18.1.0-198.18.254.255]
+    pools: [$pool]
     relays: [127.0.0.1]
 log:
   level: warn
@@ -96,10 +108,31 @@ YAML
     RUN=(ip netns exec "$CLIENT_NS" "$SIM" --interface "$CLIENT_IF" --pcap "$WORK/traffic.pcap")
     DURATION_S=60
     ;;
-  *) echo "mode must be relay or l2"; exit 2 ;;
+  *) echo "mode must be relay, l2 or expiry"; exit 2 ;;
 esac
 sleep 1
 kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
+check() { jq -e "$1" "$WORK/report.json" >/dev/null || fail "$2"; }
+
+if [[ $MODE == expiry ]]; then
+  # 80 clients over 20 s; half vanish 3-9 s after arriving. 45 s leaves time for the last
+  # vanished leases (8 s) to run out and their addresses to reach the clients still waiting.
+  status=0
+  timeout 80 "${RUN[@]}" --clients 80 --rate 4 --duration 45s --stay 6s --vanish 0.5 --seed 3 \
+    --retransmit-base 1s --renew-min 1s --report "$WORK/report.json" || status=$?
+  [[ -s $WORK/report.json ]] || { echo "FAIL: no report (landlord-sim exit $status)"; exit 1; }
+  jq -c '{clients, leases_acquired, vanished, renewals: .renewals.count, expirations,
+          states_at_end, violation_count}' "$WORK/report.json"
+  [[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
+  check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.json")"
+  check '.vanished >= 30' "too few clients vanished to need their addresses back"
+  check '.leases_acquired > 40' "no more leases than the 40 addresses: vanished leases not reclaimed"
+  check '.states_at_end.bound + .states_at_end.renewing + .states_at_end.rebinding == .clients - .vanished' \
+    "not every remaining client holds a lease at the end: vanished leases not reclaimed"
+  echo "PASS: landlord let vanished clients' leases expire and reused the addresses, no violations"
+  exit 0
+fi
 
 # Renewals go unanswered from 25 s for 20 s: every client reaches T2 once and rebinds.
 status=0
@@ -110,10 +143,8 @@ timeout $((DURATION_S + 30)) "${RUN[@]}" --clients 150 --rate 50 --duration "${D
 jq -c '{transport, clients, leases_acquired, renewals, rebinds, expirations, releases, declines,
         vanished, naks, timeouts, violation_count}' "$WORK/report.json"
 
-fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
 kill -0 "$SERVER_PID" 2>/dev/null || fail "landlord died: $(tail -5 "$WORK/landlord.log")"
 [[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
-check() { jq -e "$1" "$WORK/report.json" >/dev/null || fail "$2"; }
 check ".transport == \"$MODE\"" "transport is not $MODE"
 check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.json")"
 check '.leases_acquired >= 150' "not every client got a lease"
