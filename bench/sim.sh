@@ -90,7 +90,7 @@ sim_saturation() {
   local name=$1 rate=$saturation_start_rate low=0 high=0 trials capped=0
   local best_leases=0 best_p99=- top_rate=0 top_packets=-
   for ((trials = 0; trials < max_trials; trials++)); do
-    sim_trial "$name" "$rate"
+    trial_twice sim_trial "$name" "$rate"
     if [[ "$trial_verdict" != fail ]]; then
       low=$rate best_leases=$trial_leases best_p99=$trial_p99
     fi
