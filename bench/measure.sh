@@ -172,11 +172,17 @@ measure_restart() {
     lab_log "$name did not restart within ${server_ready_timeout_s}s"
     return 0
   fi
-  for ((probes = 0; probes < 200; probes++)); do
+  # At most 200 probes and 30 s.
+  local offered=0
+  for ((probes = 0; probes < 200 && $(date +%s%N) - started_ns < 30000000000; probes++)); do
     perf_run "$out" 10 -b mac=02:00:00:ff:ff:02 -R 1 -n 2 -r 100 || true
-    (("$(perf_stat "$out" DISCOVER-OFFER "received packets")" >= 1)) && break
+    (("$(perf_stat "$out" DISCOVER-OFFER "received packets")" >= 1)) && offered=1 && break
   done
   ready_ns=$(date +%s%N)
+  if ((!offered)); then
+    lab_log "$name round $round: no OFFER within 30 s of a restart"
+    return 1
+  fi
   record "$name" restart_ms "$(((ready_ns - started_ns) / 1000000))"
   lab_log "$name round $round: restart with its leases: first OFFER after $(((ready_ns - started_ns) / 1000000)) ms, $probes failed probes"
 }
