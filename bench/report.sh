@@ -36,6 +36,7 @@ report_rows=(
   "restart_ms|ms from exec to first OFFER, RSS leases in store|< 1000|l < 1000"
   "instructions_per_dora|instructions per DORA (callgrind)||"
   "callgrind_lost|exchanges lost under callgrind|||count"
+  "load_1min|machine's 1-min load average as a round began|||count"
   "perfdhcp_packets_per_cpu_s|perfdhcp packets sent+received per CPU-s, flat out|||count"
 )
 report_rows+=(${sim_report_rows[@]+"${sim_report_rows[@]}"})
