@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 namespace landlord::server {
 
@@ -80,7 +80,8 @@ void CommitPipeline::on_committed(std::uint64_t sequence, const std::vector<leas
   done(stale ? CommitStatus::StaleToken : CommitStatus::Durable);
 }
 
-void CommitPipeline::keep_for_retry(std::uint64_t sequence, const std::vector<lease::Lease>& records) {
+void CommitPipeline::keep_for_retry(std::uint64_t sequence,
+                                    const std::vector<lease::Lease>& records) {
   for (const lease::Lease& record : records) {
     auto [entry, inserted] = backlog_.try_emplace(record.address, Pending{sequence, record});
     if (!inserted && entry->second.sequence < sequence) entry->second = Pending{sequence, record};
@@ -116,40 +117,42 @@ void CommitPipeline::retry() {
     records->push_back(pending.record);
     shared_sequences->push_back(pending.sequence);
   }
-  const bool accepted = committer_.submit(*records, [this, records, shared_sequences](CommitResult result) {
-    boost::asio::post(io_, [this, records, shared_sequences, result = std::move(result)] {
-      const auto& sequences = *shared_sequences;
-      --in_flight_;
-      retry_in_flight_ = false;
-      if (!result) {
-        ++counters_.store_failures;
-        log_failure(result.error());
-        retry_delay_ = std::min(retry_delay_ * 2, retry_max_);
-        schedule_retry();
-        return;
-      }
-      ++counters_.commits;
-      for (std::size_t i = 0; i < records->size(); ++i) {
-        const bool written = i < result->size() && (*result)[i] == store::WriteResult::Written;
-        written ? ++counters_.records_written : ++counters_.stale_refusals;
-        // Leave entries that a newer submit replaced while this retry was in flight.
-        auto entry = backlog_.find((*records)[i].address);
-        if (entry != backlog_.end() && entry->second.sequence == sequences[i]) backlog_.erase(entry);
-      }
-      if (backlog_.empty()) {
-        if (!healthy_) {
-          spdlog::warn("store recovered: {} waiting records written; acknowledging again",
-                       records->size());
-        }
-        healthy_ = true;
-        retry_delay_ = retry_first_;
-        failures_since_log_ = 0;
-      } else {
-        retry_delay_ = retry_first_;
-        schedule_retry();
-      }
-    });
-  });
+  const bool accepted =
+      committer_.submit(*records, [this, records, shared_sequences](CommitResult result) {
+        boost::asio::post(io_, [this, records, shared_sequences, result = std::move(result)] {
+          const auto& sequences = *shared_sequences;
+          --in_flight_;
+          retry_in_flight_ = false;
+          if (!result) {
+            ++counters_.store_failures;
+            log_failure(result.error());
+            retry_delay_ = std::min(retry_delay_ * 2, retry_max_);
+            schedule_retry();
+            return;
+          }
+          ++counters_.commits;
+          for (std::size_t i = 0; i < records->size(); ++i) {
+            const bool written = i < result->size() && (*result)[i] == store::WriteResult::Written;
+            written ? ++counters_.records_written : ++counters_.stale_refusals;
+            // Leave entries that a newer submit replaced while this retry was in flight.
+            auto entry = backlog_.find((*records)[i].address);
+            if (entry != backlog_.end() && entry->second.sequence == sequences[i])
+              backlog_.erase(entry);
+          }
+          if (backlog_.empty()) {
+            if (!healthy_) {
+              spdlog::warn("store recovered: {} waiting records written; acknowledging again",
+                           records->size());
+            }
+            healthy_ = true;
+            retry_delay_ = retry_first_;
+            failures_since_log_ = 0;
+          } else {
+            retry_delay_ = retry_first_;
+            schedule_retry();
+          }
+        });
+      });
   if (!accepted) {
     --in_flight_;
     retry_in_flight_ = false;

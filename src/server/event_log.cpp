@@ -10,11 +10,14 @@ namespace {
 bool is_lease_event(engine::EventKind kind) {
   using engine::EventKind;
   switch (kind) {
-    case EventKind::Grant: case EventKind::Renew: case EventKind::Rebind: case EventKind::Release:
-    case EventKind::Decline: case EventKind::Expire: case EventKind::Nak:
-      return true;
-    default:
-      return false;
+    case EventKind::Grant:
+    case EventKind::Renew:
+    case EventKind::Rebind:
+    case EventKind::Release:
+    case EventKind::Decline:
+    case EventKind::Expire:
+    case EventKind::Nak: return true;
+    default: return false;
   }
 }
 
@@ -24,17 +27,15 @@ long long seconds(Duration duration) {
 
 }  // namespace
 
-void log_lease_event(const engine::Event& event, const wire::Message& request,
-                     Duration lease_time, std::string_view link_name) {
+void log_lease_event(const engine::Event& event, const Requester& requester, Duration lease_time,
+                     std::string_view link_name) {
   const auto level = is_lease_event(event.kind) ? spdlog::level::info : spdlog::level::debug;
   if (!spdlog::should_log(level)) return;
-  const ClientId client_id = request.client_id();
   const std::string identity =
-      request.hardware_address().to_string() +
-      (client_id.empty() ? std::string{} : " id " + client_id.to_string());
-  const std::string via = request.giaddr.is_zero()
-                              ? std::string{link_name}
-                              : "relay " + request.giaddr.to_string();
+      requester.hardware.to_string() +
+      (requester.client_id.empty() ? std::string{} : " id " + requester.client_id.to_string());
+  const std::string via =
+      requester.giaddr.is_zero() ? std::string{link_name} : "relay " + requester.giaddr.to_string();
   if (event.kind == engine::EventKind::Nak || event.kind == engine::EventKind::Ignore) {
     spdlog::log(level, "{} {} client {} via {}: {}", engine::to_string(event.kind),
                 event.address.to_string(), identity, via, event.reason);

@@ -52,7 +52,8 @@ LinkTable LinkTable::scan() {
       continue;
     }
     const Ipv4 address = from_sockaddr(entry->ifa_addr);
-    const auto prefix = static_cast<std::uint8_t>(std::popcount(from_sockaddr(entry->ifa_netmask).to_uint()));
+    const auto prefix =
+        static_cast<std::uint8_t>(std::popcount(from_sockaddr(entry->ifa_netmask).to_uint()));
     Cidr subnet{address, prefix};
     subnet.network = Ipv4{address.to_uint() & subnet.mask()};
     link->addresses.push_back({address, subnet});
@@ -94,7 +95,8 @@ RouteTable RouteTable::parse_proc_net_route(std::string_view text) {
   while (std::getline(lines, line)) {
     std::istringstream fields{line};
     std::string interface, destination, gateway, flags, refcnt, use, metric, mask;
-    if (!(fields >> interface >> destination >> gateway >> flags >> refcnt >> use >> metric >> mask)) {
+    if (!(fields >> interface >> destination >> gateway >> flags >> refcnt >> use >> metric >>
+          mask)) {
       continue;
     }
     auto network = parse_proc_address(destination);

@@ -38,8 +38,10 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
                                   error.message()));
   };
   if (socket.open(ip::udp::v4(), error)) return fail("cannot open a socket for");
-  if (socket.set_option(ip::udp::socket::reuse_address(true), error)) return fail("SO_REUSEADDR on");
-  if (socket.set_option(boost::asio::socket_base::broadcast(true), error)) return fail("SO_BROADCAST on");
+  if (socket.set_option(ip::udp::socket::reuse_address(true), error))
+    return fail("SO_REUSEADDR on");
+  if (socket.set_option(boost::asio::socket_base::broadcast(true), error))
+    return fail("SO_BROADCAST on");
   const int on = 1;
   if (setsockopt(socket.native_handle(), IPPROTO_IP, IP_PKTINFO, &on, sizeof on) != 0) {
     error.assign(errno, boost::system::system_category());
@@ -133,6 +135,5 @@ std::error_code PacketSocket::install_arp_entry(Ipv4 address, const HardwareAddr
   if (ioctl(socket_.native_handle(), SIOCSARP, &request) != 0) return last_error();
   return {};
 }
-
 
 }  // namespace landlord::server

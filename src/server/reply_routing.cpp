@@ -22,8 +22,7 @@ Expected<Destination, RouteRefused> broadcast_on(const Link* ingress, std::uint1
 }  // namespace
 
 Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& reply,
-                                                        const Link* ingress,
-                                                        const LinkTable& links,
+                                                        const Link* ingress, const LinkTable& links,
                                                         const RouteTable& routes) {
   const Ipv4 destination = reply.destination;
   switch (reply.route) {
@@ -37,13 +36,12 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
     case engine::Route::Ciaddr:
       if (kLoopback.contains(destination) ||
           (ingress != nullptr && ingress->attaches(destination))) {
-        return Destination{destination, reply.port, ingress != nullptr ? ingress->index : 0,
-                           Ipv4{}, std::nullopt};
+        return Destination{destination, reply.port, ingress != nullptr ? ingress->index : 0, Ipv4{},
+                           std::nullopt};
       }
       return unexpected(RouteRefused{"ciaddr is not on a subnet of the ingress link"});
 
-    case engine::Route::Broadcast:
-      return broadcast_on(ingress, reply.port);
+    case engine::Route::Broadcast: return broadcast_on(ingress, reply.port);
 
     case engine::Route::DirectToClient: {
       if (ingress == nullptr || !ingress->attaches(destination)) {

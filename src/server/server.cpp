@@ -5,11 +5,11 @@
 #include <memory>
 #include <unordered_set>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <spdlog/spdlog.h>
 
 #include "event_log.hpp"
 #include "landlord/config/loader.hpp"
@@ -32,8 +32,8 @@ void apply_overrides(config::Config& config, const ServerOptions& options) {
 
 namespace {
 
-constexpr std::size_t kReclaimBatchMax = 256;       // records per reclaim() call
-constexpr std::size_t kReadsPerWakeup = 64;         // a burst never starves timers and signals
+constexpr std::size_t kReclaimBatchMax = 256;  // records per reclaim() call
+constexpr std::size_t kReadsPerWakeup = 64;    // a burst never starves timers and signals
 constexpr auto kDrainLimit = std::chrono::seconds{10};
 constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
 
@@ -65,11 +65,12 @@ class Server {
     if (auto missing = resolve_interfaces(); !missing.empty()) {
       return unexpected("interface " + missing + " from server.interfaces does not exist");
     }
-    spdlog::info("serving on {}:{} ({})", config_.server.listen.address.to_string(),
-                 config_.server.listen.port,
-                 config_.server.interfaces.empty()
-                     ? std::string{"relayed traffic only"}
-                     : "interfaces " + fmt::format("{}", fmt::join(config_.server.interfaces, ", ")));
+    spdlog::info(
+        "serving on {}:{} ({})", config_.server.listen.address.to_string(),
+        config_.server.listen.port,
+        config_.server.interfaces.empty()
+            ? std::string{"relayed traffic only"}
+            : "interfaces " + fmt::format("{}", fmt::join(config_.server.interfaces, ", ")));
     wait_for_signal();
     wait_for_datagrams();
     // Leases that ended while we were down are reclaimed at once: their deadline has passed.
@@ -110,7 +111,8 @@ class Server {
     }
     if (auto error = wire::parse_into(bytes, request_)) {
       ++malformed_;
-      malformed_log_.log(spdlog::level::warn, "dropped a malformed packet from {}:{} ({} bytes): {} at byte {}",
+      malformed_log_.log(spdlog::level::warn,
+                         "dropped a malformed packet from {}:{} ({} bytes): {} at byte {}",
                          datagram.source.to_string(), datagram.source_port, datagram.size,
                          wire::to_string(error->kind), error->offset);
       return;
@@ -154,25 +156,26 @@ class Server {
   }
 
   // ---- deciding and replying -----------------------------------------------------------
-  void dispatch(engine::Outcome outcome, const wire::Message& request, std::uint32_t ingress_index) {
+  void dispatch(engine::Outcome outcome, const wire::Message& request,
+                std::uint32_t ingress_index) {
     if (outcome.mutations.empty()) {
-      log_lease_event(outcome.event, request, lease_time_of(outcome), link_name(ingress_index));
+      log_lease_event(outcome.event, Requester::of(request), lease_time_of(outcome),
+                      link_name(ingress_index));
       if (outcome.reply) send_reply(*outcome.reply, ingress_index);
       return;
     }
     // Commit-then-ack: the reply and the log line wait for the records to be durable.
     auto pending = std::make_shared<PendingReply>(
-        PendingReply{std::move(outcome.reply), outcome.event, request, lease_time_of(outcome),
-                     ingress_index});
-    pipeline_.submit(std::move(outcome.mutations), [this, pending](CommitStatus status) {
-      on_durable(*pending, status);
-    });
+        PendingReply{std::move(outcome.reply), outcome.event, Requester::of(request),
+                     lease_time_of(outcome), ingress_index});
+    pipeline_.submit(std::move(outcome.mutations),
+                     [this, pending](CommitStatus status) { on_durable(*pending, status); });
   }
 
   struct PendingReply {
     std::optional<engine::Reply> reply;
     engine::Event event;
-    wire::Message request;
+    Requester requester;
     Duration lease_time;
     std::uint32_t ingress_index;
   };
@@ -180,21 +183,20 @@ class Server {
   void on_durable(const PendingReply& pending, CommitStatus status) {
     switch (status) {
       case CommitStatus::Durable:
-        log_lease_event(pending.event, pending.request, pending.lease_time,
+        log_lease_event(pending.event, pending.requester, pending.lease_time,
                         link_name(pending.ingress_index));
         if (pending.reply) send_reply(*pending.reply, pending.ingress_index);
         return;
       case CommitStatus::StaleToken:
         spdlog::warn("{} {} for {} not sent: the store holds a newer holder (stale fencing token)",
                      engine::to_string(pending.event.kind), pending.event.address.to_string(),
-                     pending.request.hardware_address().to_string());
+                     pending.requester.hardware.to_string());
         return;
       case CommitStatus::Unavailable:
-        store_down_log_.log(spdlog::level::err,
-                            "{} {} for {} not acknowledged: the store is not accepting writes",
-                            engine::to_string(pending.event.kind),
-                            pending.event.address.to_string(),
-                            pending.request.hardware_address().to_string());
+        store_down_log_.log(
+            spdlog::level::err, "{} {} for {} not acknowledged: the store is not accepting writes",
+            engine::to_string(pending.event.kind), pending.event.address.to_string(),
+            pending.requester.hardware.to_string());
         return;
     }
   }
@@ -206,8 +208,9 @@ class Server {
       ++unroutable_;
       unroutable_log_.log(spdlog::level::warn, "dropped {} for {} ({} {}): {}",
                           reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
-                          reply.message.hardware_address().to_string(), engine::to_string(reply.route),
-                          reply.destination.to_string(), destination.error().reason);
+                          reply.message.hardware_address().to_string(),
+                          engine::to_string(reply.route), reply.destination.to_string(),
+                          destination.error().reason);
       return;
     }
     const std::size_t limit = std::min<std::size_t>(send_buffer_.size(), reply.max_size);
@@ -220,17 +223,19 @@ class Server {
     if (destination->arp_hardware && ingress != nullptr) {
       if (auto error = socket_.install_arp_entry(destination->address, *destination->arp_hardware,
                                                  ingress->name)) {
-        arp_log_.log(spdlog::level::warn, "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
+        arp_log_.log(spdlog::level::warn,
+                     "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
                      destination->address.to_string(), ingress->name, error.message());
-        destination = Destination{kBroadcast, reply.port, ingress->index, ingress->primary_address(),
-                                  std::nullopt};
+        destination = Destination{kBroadcast, reply.port, ingress->index,
+                                  ingress->primary_address(), std::nullopt};
       }
     }
     // The entry is left for the kernel to age out, as dnsmasq does.
-    const std::error_code sent = socket_.send(std::span{send_buffer_.data(), built->size}, *destination);
+    const std::error_code sent =
+        socket_.send(std::span{send_buffer_.data(), built->size}, *destination);
     if (sent) {
-      send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}", destination->address.to_string(),
-                    destination->port, sent.message());
+      send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
+                    destination->address.to_string(), destination->port, sent.message());
       return;
     }
     spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
@@ -290,7 +295,8 @@ class Server {
   void reload() {
     auto loaded = config::load_file(options_.config_path);
     if (!loaded) {
-      spdlog::error("reload of {} rejected; the running configuration stays:", options_.config_path);
+      spdlog::error("reload of {} rejected; the running configuration stays:",
+                    options_.config_path);
       for (const auto& error : loaded.error()) spdlog::error("  {}", error.to_string());
       return;
     }
@@ -300,8 +306,9 @@ class Server {
         config.server.listen.port != config_.server.listen.port ||
         config.server.interfaces != config_.server.interfaces ||
         config.store.path != config_.store.path) {
-      spdlog::warn("reload: changes to server.listen, server.interfaces and store take effect "
-                   "only after a restart");
+      spdlog::warn(
+          "reload: changes to server.listen, server.interfaces and store take effect "
+          "only after a restart");
       config.server = config_.server;
       config.store = config_.store;
     }

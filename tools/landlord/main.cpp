@@ -4,9 +4,9 @@
 #include <iostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "landlord/config/loader.hpp"
 #include "landlord/server/server.hpp"
@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   std::string log_level;
   bool check_only = false;
   app.add_option("-c,--config", config_path, "YAML configuration file")->required();
-  auto* store_option = app.add_option("--store-path", store_path, "lease store file (overrides store.path)");
+  auto* store_option =
+      app.add_option("--store-path", store_path, "lease store file (overrides store.path)");
   auto* level_option = app.add_option("--log-level", log_level, "log level (overrides log.level)")
                            ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.add_flag("--check", check_only, "validate the configuration and exit: 0 if valid, 1 if not");

@@ -38,8 +38,7 @@ class Committer {
 class CommitQueueCommitter final : public Committer {
  public:
   explicit CommitQueueCommitter(store::CommitQueue& queue) : queue_(queue) {}
-  bool submit(std::vector<lease::Lease> records,
-              std::function<void(CommitResult)> done) override {
+  bool submit(std::vector<lease::Lease> records, std::function<void(CommitResult)> done) override {
     return queue_.submit(std::move(records), std::move(done));
   }
 
@@ -74,7 +73,8 @@ class CommitPipeline {
 
  private:
   struct Pending {
-    std::uint64_t sequence;  // submit order: a later record for an address supersedes an earlier one
+    std::uint64_t
+        sequence;  // submit order: a later record for an address supersedes an earlier one
     lease::Lease record;
   };
   void on_committed(std::uint64_t sequence, const std::vector<lease::Lease>& records,

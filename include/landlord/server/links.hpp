@@ -22,7 +22,7 @@ struct Link {
   bool loopback = false;
   std::vector<LinkAddress> addresses;
 
-  bool attaches(Ipv4 destination) const;      // on one of this link's subnets
+  bool attaches(Ipv4 destination) const;         // on one of this link's subnets
   bool is_broadcast_of(Ipv4 destination) const;  // 255.255.255.255 or a subnet's broadcast
   Ipv4 primary_address() const { return addresses.empty() ? Ipv4{} : addresses.front().address; }
 };
@@ -51,7 +51,7 @@ class RouteTable {
  public:
   RouteTable() = default;
   explicit RouteTable(std::vector<RouteEntry> entries) : entries_(std::move(entries)) {}
-  static RouteTable scan();                                 // reads /proc/net/route
+  static RouteTable scan();  // reads /proc/net/route
   static RouteTable parse_proc_net_route(std::string_view text);
 
   // True when some route other than a default (/0) one covers `destination`: replies are never

@@ -30,8 +30,7 @@ struct RouteRefused {
 
 // `ingress` is the link the request arrived on (nullptr when unknown).
 Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& reply,
-                                                        const Link* ingress,
-                                                        const LinkTable& links,
+                                                        const Link* ingress, const LinkTable& links,
                                                         const RouteTable& routes);
 
 }  // namespace landlord::server

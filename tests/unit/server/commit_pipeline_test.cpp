@@ -57,7 +57,8 @@ class CommitPipelineTest : public ::testing::Test {
   void submit(std::vector<lease::Lease> records) {
     statuses.push_back(std::nullopt);
     const std::size_t slot = statuses.size() - 1;
-    pipeline.submit(std::move(records), [this, slot](CommitStatus status) { statuses[slot] = status; });
+    pipeline.submit(std::move(records),
+                    [this, slot](CommitStatus status) { statuses[slot] = status; });
   }
   void settle() {
     io.restart();

@@ -83,8 +83,8 @@ TEST(ReplyRouting, CiaddrOffTheIngressLinkIsRefusedEvenWhenRouted) {
   auto links = lab_links();
   EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
                                    links.find(3u), links, lab_routes()));
-  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{192, 0, 2, 1}),
-                                   links.find(2u), links, lab_routes()));
+  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{192, 0, 2, 1}), links.find(2u),
+                                   links, lab_routes()));
 }
 
 TEST(ReplyRouting, BroadcastLeavesByTheIngressLinkFromItsAddress) {
@@ -105,8 +105,9 @@ TEST(ReplyRouting, BroadcastWithoutAKnownLinkIsRefused) {
 
 TEST(ReplyRouting, DirectToClientInstallsChaddrForYiaddr) {
   auto links = lab_links();
-  auto destination = resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100}),
-                                         links.find(2u), links, lab_routes());
+  auto destination =
+      resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100}),
+                          links.find(2u), links, lab_routes());
   ASSERT_TRUE(destination);
   EXPECT_EQ(destination->address, (Ipv4{198, 18, 0, 100}));
   EXPECT_EQ(destination->interface_index, 2u);
