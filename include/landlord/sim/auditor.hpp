@@ -63,7 +63,7 @@ class Auditor {
   };
   // A late reply to a retransmitted or superseded request is legitimate, so a few recent
   // xids per client are remembered.
-  static constexpr std::size_t kRecentXids = 4;
+  static constexpr std::size_t kRecentXids = 8;
   struct Recent {
     std::array<std::uint32_t, kRecentXids> xids{};
     std::uint8_t next = 0;

@@ -154,6 +154,10 @@ TEST(Auditor, LateReplyToAnEarlierRequestIsSolicited) {
   auditor.on_sent(0, 3);
   auditor.on_reply(0, server.offer(client, 1, kAddress), kEpoch);
   EXPECT_EQ(auditor.violation_count(), 0u);
+  // Eight exchanges later, xid 1 is forgotten: a reply to it now is not to a live request.
+  for (std::uint32_t xid = 10; xid < 18; ++xid) auditor.on_sent(0, xid);
+  auditor.on_reply(0, server.offer(client, 1, kAddress), kEpoch);
+  EXPECT_EQ(auditor.violation_count(), 1u);
 }
 
 }  // namespace
