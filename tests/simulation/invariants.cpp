@@ -67,17 +67,35 @@ void Invariants::on_commit(std::span<const lease::Lease> batch,
              fmt::format("the store took {} after token {}", describe(record), it->second));
     }
     if (!first && record.fencing_token > it->second) it->second = record.fencing_token;
+    // engine.hpp: +1 when the address changes client, kept while the client stays.
+    if (const auto previous = last_committed_.find(record.address);
+        previous != last_committed_.end()) {
+      const lease::FencingToken before = previous->second.fencing_token;
+      const lease::FencingToken expected =
+          previous->second.client == record.client ? before : before + 1;
+      if (record.fencing_token != expected) {
+        report(now, "token-rule",
+               fmt::format("{} follows {}: token {} expected", describe(record),
+                           describe(previous->second), expected));
+      }
+    }
     last_committed_.insert_or_assign(record.address, record);
   }
 }
 
-void Invariants::check_engine(const engine::Engine& engine, TimePoint now) {
+void Invariants::check_engine(const engine::Engine& engine, std::uint64_t pool_size,
+                              TimePoint now) {
   std::unordered_set<Ipv4> addresses;
+  std::uint64_t taken = 0;  // offered, bound or declined: not free for anyone else
   std::unordered_map<std::string, Ipv4> bound_by_client;  // client key bytes, then subnet id
   engine.for_each_lease([&](const lease::Lease& lease) {
     if (!addresses.insert(lease.address).second) {
       report(now, "table-duplicate-address",
              fmt::format("the table lists {} twice", lease.address.to_string()));
+    }
+    if (lease.state == lease::LeaseState::Offered || lease.state == lease::LeaseState::Bound ||
+        lease.state == lease::LeaseState::Declined) {
+      ++taken;
     }
     if (lease.state != lease::LeaseState::Bound) return;
     std::string client = lease.client.raw();
@@ -87,11 +105,11 @@ void Invariants::check_engine(const engine::Engine& engine, TimePoint now) {
              fmt::format("client {} holds {} and {} in subnet {}", hex(lease.client.raw()),
                          it->second.to_string(), lease.address.to_string(), lease.subnet_id));
     }
-    const lease::Lease* indexed = engine.find(lease.client);
-    if (indexed == nullptr || indexed->address != lease.address) {
+    const auto indexed = engine.find(lease.client);
+    if (!indexed || indexed->address != lease.address) {
       report(now, "client-index-mismatch",
              fmt::format("{} is bound but find(client) gives {}", describe(lease),
-                         indexed == nullptr ? std::string("nothing") : describe(*indexed)));
+                         indexed ? describe(*indexed) : std::string("nothing")));
     }
     if (lease.expires_at() < now) {
       report(now, "engine-overdue-bound",
@@ -99,6 +117,18 @@ void Invariants::check_engine(const engine::Engine& engine, TimePoint now) {
                          (now - lease.expires_at()).count()));
     }
   });
+  // The allocator's free counts follow the records (one subnet, one pool, no reservations).
+  const std::vector<engine::PoolUsage> usage = engine.pool_usage();
+  if (usage.size() != 1 || usage[0].total != pool_size ||
+      usage[0].total - usage[0].free_clean - usage[0].free_affinity != taken) {
+    report(now, "pool-usage-mismatch",
+           usage.size() != 1
+               ? fmt::format("{} subnets reported, 1 configured", usage.size())
+               : fmt::format("pool of {}: total {}, free {} clean + {} affinity, {} taken in the "
+                             "table",
+                             pool_size, usage[0].total, usage[0].free_clean,
+                             usage[0].free_affinity, taken));
+  }
 }
 
 void Invariants::check_engine_matches_store(const engine::Engine& engine,
@@ -114,7 +144,7 @@ void Invariants::check_engine_matches_store(const engine::Engine& engine,
     }
   });
   for (const auto& [address, record] : store) {
-    if (engine.find(address) == nullptr) {
+    if (!engine.find(address)) {
       report(now, "engine-store-mismatch",
              fmt::format("store has {}, the engine nothing", describe(record)));
     }

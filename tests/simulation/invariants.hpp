@@ -34,13 +34,14 @@ class Invariants {
   // pass, a commit, a server restart in between).
   explicit Invariants(Duration expiry_slack) : expiry_slack_(expiry_slack) {}
 
-  // Every commit: the engine never writes a stale token, and per address tokens never
-  // go backwards in the store.
+  // Every commit: the engine never writes a stale token, per address tokens never go
+  // backwards in the store, and each token follows the rule (+1 on a change of client).
   void on_commit(std::span<const lease::Lease> batch, std::span<const store::WriteResult> results,
                  TimePoint now);
-  // The table alone: one record per address, one live lease per client and subnet, the
-  // by-client index agrees with the records, nothing bound past its expiry.
-  void check_engine(const engine::Engine& engine, TimePoint now);
+  // The table alone: one record per address, one bound lease per client and subnet, the
+  // by-client index agrees with the records, nothing bound past its expiry, the allocator's
+  // free counts agree with the records (`pool_size`: the one pool's addresses).
+  void check_engine(const engine::Engine& engine, std::uint64_t pool_size, TimePoint now);
   // With nothing waiting to commit: the engine holds exactly what the store holds (offer
   // holds aside: they live in memory only).
   void check_engine_matches_store(const engine::Engine& engine, const StoreSnapshot& store,

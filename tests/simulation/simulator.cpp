@@ -468,7 +468,7 @@ StoreSnapshot Simulator::snapshot() {
 
 void Simulator::audit() {
   ++report_.audits;
-  if (engine_) invariants_.check_engine(*engine_, now_);
+  if (engine_) invariants_.check_engine(*engine_, options_.pool.size(), now_);
   const StoreSnapshot records = snapshot();
   invariants_.check_client_leases_durable(fleet_, records, now_);
   invariants_.check_store_expiry(records, now_);
