@@ -109,9 +109,9 @@ report_derived() {
   kea_sat=$(median kea saturation_dora_s)
   # Each load generator at its most efficient: the higher of its figures against either server.
   sim_pps=$(printf '%s\n' "$(median landlord sim_packets_per_cpu_s)" "$(median kea sim_packets_per_cpu_s)" |
-    grep -v '^-$' | sort -g | tail -1)
+    { grep -v '^-$' || true; } | sort -g | tail -1)
   perf_pps=$(printf '%s\n' "$(median landlord perfdhcp_packets_per_cpu_s)" "$(median kea perfdhcp_packets_per_cpu_s)" |
-    grep -v '^-$' | sort -g | tail -1)
+    { grep -v '^-$' || true; } | sort -g | tail -1)
   sim_pps=${sim_pps:--} perf_pps=${perf_pps:--}
   if [[ "$sim_sat" != - && "$kea_sat" != - ]]; then
     awk -v s="$sim_sat" -v k="$kea_sat" 'BEGIN { if (k > 0) printf "%-48s %12s %12s %10.3g  >= 5%s\n", \
