@@ -156,7 +156,7 @@ sim_measure_all() {
   local arp_failures
   arp_failures=$(cat "$lab_dir"/landlord.*/server.log 2>/dev/null | grep -c 'cannot add an ARP entry' || true)
   if ((arp_failures > 0)); then
-    report_notes+=("landlord logged $arp_failures 'cannot add an ARP entry ... No buffer space available' (the kernel's neighbour table holds 1,024 entries per namespace by default, gc_thresh3): the replies it then broadcast instead never completed a DORA at landlord-sim, so landlord-sim figures for landlord stop near 1,022 clients per server start. Kea sends replies on a raw socket and needs no ARP entries")
+    report_notes+=("landlord logged 'cannot add an ARP entry ... No buffer space available' ($arp_failures lines; it rate-limits them) (the kernel's neighbour table holds 1,024 entries per namespace by default, gc_thresh3): the replies it then broadcast instead never completed a DORA at landlord-sim, so landlord-sim figures for landlord stop near 1,022 clients per server start. Kea sends replies on a raw socket and needs no ARP entries")
   fi
   report_notes+=("landlord-sim has no closed-loop mode yet: the closed-loop figure (rate at which 2.5 % of replies miss a 1 s deadline) is not measured")
 }
