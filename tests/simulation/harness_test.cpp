@@ -118,6 +118,20 @@ TEST(Simulator, CatchesAnAckSentBeforeItsCommit) {
   EXPECT_TRUE(lost) << report.summary();
 }
 
+// A server that expires leases late keeps addresses from the pool; the expiry checks see it.
+TEST(Simulator, CatchesALateReclaimer) {
+  SimulationOptions options = small_lossy_run(6);
+  options.crashes_per_hour = 0;
+  options.reclaim_late_by = std::chrono::minutes(2);
+  const SimulationReport report = Simulator(options).run();
+  const auto fired = [&](std::string_view rule) {
+    return std::any_of(report.findings.begin(), report.findings.end(),
+                       [&](const Finding& f) { return f.rule == rule; });
+  };
+  EXPECT_TRUE(fired("engine-overdue-bound")) << report.summary();
+  EXPECT_TRUE(fired("store-overdue")) << report.summary();
+}
+
 TEST(Simulator, TheSameRunWithCommitThenAckIsClean) {
   SimulationOptions options = small_lossy_run(5);
   options.to_server = LinkFaults{};

@@ -68,9 +68,10 @@ Simulator::Simulator(SimulationOptions options)
       network_(options_.seed, options_.to_server, options_.to_clients),
       last_commit_at_(kEpoch),
       next_audit_(kEpoch + options_.audit_interval),
-      // A record may wait for a restart, its commit delay, and a few retries of failed
-      // transactions before it is in the store.
-      invariants_(options_.downtime_max + options_.commit_delay_max + Duration{1} +
+      // A record due in the store waits for its commit, and may wait for a restart and a few
+      // retries of failed transactions: nothing more.
+      invariants_(options_.commit_delay_max + Duration{1} +
+                  (options_.crashes_per_hour > 0 ? options_.downtime_max : Duration{0}) +
                   (options_.store_failure > 0 ? 4 * options_.commit_retry : Duration{0})) {
   report_.seed = options_.seed;
 }
@@ -159,6 +160,7 @@ bool Simulator::step(TimePoint end) {
   const auto commit_due_at =
       pending_.empty() ? std::nullopt : std::optional<TimePoint>(pending_.front().commit_at);
   std::optional<TimePoint> reclaim_at = engine_ ? engine_->next_deadline() : std::nullopt;
+  if (reclaim_at) *reclaim_at += options_.reclaim_late_by;
   if (reclaim_at && reclaim_stuck_at_ && *reclaim_at <= *reclaim_stuck_at_) {
     reclaim_at = *reclaim_stuck_at_ + Duration{1};
   }

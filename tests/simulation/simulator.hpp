@@ -58,6 +58,9 @@ struct SimulationOptions {
   // A deliberately broken pipeline that acknowledges before the commit: the checks must
   // catch it once crashes lose what was acknowledged (the test that proves they can fail).
   bool ack_before_commit = false;
+  // A deliberately late reclaimer, run this long after next_deadline(): the expiry checks
+  // must catch it.
+  Duration reclaim_late_by{0};
 
   Duration audit_interval = 30s;   // full-table checks; cheaper ones run on every event
   std::size_t reclaim_batch = 64;  // reclaim(now, max): bounded passes, as the daemon does
