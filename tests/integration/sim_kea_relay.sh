@@ -10,7 +10,11 @@ KEA=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
 [[ -x $KEA ]] || { echo "SKIP: no kea-dhcp4 at $KEA"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
+# Two free ports in a row: a server bound with SO_REUSEADDR would share a busy one silently.
 SERVER_PORT=$((20000 + $$ % 20000))
+while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
+  SERVER_PORT=$((SERVER_PORT + 2))
+done
 RELAY_PORT=$((SERVER_PORT + 1))
 WORK=$(mktemp -d /tmp/sim_kea_relay.XXXXXX)
 KEA_PID=""

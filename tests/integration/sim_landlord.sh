@@ -53,7 +53,11 @@ fi
 
 case $MODE in
   relay|expiry)
+    # Two free ports in a row: a server bound with SO_REUSEADDR would share a busy one silently.
     SERVER_PORT=$((20000 + $$ % 20000))
+    while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
+      SERVER_PORT=$((SERVER_PORT + 2))
+    done
     RELAY_PORT=$((SERVER_PORT + 1))
     cat > "$WORK/landlord.yaml" <<YAML
 server:
