@@ -36,9 +36,11 @@ using lease::LeaseState;
 using wire::MessageType;
 namespace option = wire::option;
 
-bool is_active(const Lease& lease) {
-  return lease.state == LeaseState::Offered || lease.state == LeaseState::Bound ||
-         lease.state == LeaseState::Declined;
+using Facts = lease::LeaseTable::Facts;
+
+bool is_active(LeaseState state) {
+  return state == LeaseState::Offered || state == LeaseState::Bound ||
+         state == LeaseState::Declined;
 }
 
 // How a REQUEST reads (RFC 2131 §4.3.2, Table 4): by server id, requested address and ciaddr.
@@ -70,20 +72,20 @@ struct Engine::State {
 
   void put(Lease record) {
     const Ipv4 address = record.address;
-    const auto before = lease::Availability::of(table.find(address));
+    const auto before = table.availability(address);
     table.put(std::move(record));
-    allocator.move(address, before, lease::Availability::of(table.find(address)));
+    allocator.move(address, before, table.availability(address));
   }
   void hold(Lease offer, TimePoint until) {
     const Ipv4 address = offer.address;
-    const auto before = lease::Availability::of(table.find(address));
+    const auto before = table.availability(address);
     table.hold(std::move(offer), until);
-    allocator.move(address, before, lease::Availability::of(table.find(address)));
+    allocator.move(address, before, table.availability(address));
   }
   void end_hold(Ipv4 address) {
-    const auto before = lease::Availability::of(table.find(address));
+    const auto before = table.availability(address);
     table.end_hold(address);
-    allocator.move(address, before, lease::Availability::of(table.find(address)));
+    allocator.move(address, before, table.availability(address));
   }
 
   void rebuild_allocator() {
@@ -141,11 +143,11 @@ struct Engine::State {
 
   // A reserved address may go to its client unless someone else still holds it.
   bool reservation_usable(Ipv4 address, const ClientKey& client) const {
-    const Lease* record = table.find(address);
-    if (record == nullptr || record->client == client) {
-      return record == nullptr || record->state != LeaseState::Declined;
+    const auto record = table.facts(address, client);
+    if (record == std::nullopt || record->of_client) {
+      return record == std::nullopt || record->state != LeaseState::Declined;
     }
-    return !is_active(*record);
+    return !is_active(record->state);
   }
 
   const config::Reservation* usable_reservation(const SubnetView& view,
@@ -163,10 +165,10 @@ struct Engine::State {
         allocator.excluded(address)) {
       return false;
     }
-    const Lease* record = table.find(address);
-    if (record == nullptr) return true;
-    if (record->client == client) return record->state != LeaseState::Declined;
-    return !is_active(*record) && record->client.empty();
+    const auto record = table.facts(address, client);
+    if (record == std::nullopt) return true;
+    if (record->of_client) return record->state != LeaseState::Declined;
+    return !is_active(record->state) && !record->has_client;
   }
 
   std::optional<Ipv4> allocate(const SubnetView& view, const wire::Message& message,
@@ -174,8 +176,8 @@ struct Engine::State {
     if (const auto* reservation = usable_reservation(view, message, client)) {
       return reservation->address;
     }
-    if (const Lease* own = table.find(client);
-        own != nullptr && own->subnet_id == view.id() && own->state != LeaseState::Declined &&
+    if (const auto own = table.facts(client);
+        own != std::nullopt && own->subnet_id == view.id() && own->state != LeaseState::Declined &&
         view.contains(own->address) && allocator.in_pool(view.id(), own->address) &&
         !allocator.excluded(own->address)) {
       return own->address;
@@ -198,14 +200,14 @@ struct Engine::State {
     if (reserved_for_another(view, address, message)) return false;
     if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
     if (!allocator.in_pool(view.id(), address)) return false;
-    const Lease* record = table.find(address);
-    if (record != nullptr && record->client == client) {
+    const auto record = table.facts(address, client);
+    if (record != std::nullopt && record->of_client) {
       return record->state != LeaseState::Declined;
     }
     if (!requested_is_free(view, address, client)) return false;
     // One lease per client per subnet: a client holding another address here asks for it.
-    const Lease* own = table.find(client);
-    return own == nullptr || own->subnet_id != view.id() || own->address == address ||
+    const auto own = table.facts(client);
+    return own == std::nullopt || own->subnet_id != view.id() || own->address == address ||
            !(own->state == LeaseState::Offered || own->state == LeaseState::Bound);
   }
 
@@ -231,11 +233,14 @@ struct Engine::State {
     return lease;
   }
 
-  // The address's last real lease: the record, or the one an offer hold covers.
-  const Lease* last_lease(Ipv4 address) const {
-    const Lease* record = table.find(address);
-    if (record != nullptr && record->state == LeaseState::Offered) return table.covered(address);
-    return record;
+  // The address's last real lease: the record, or the one an offer hold covers; of_client
+  // tells whether it was `client`'s.
+  std::optional<Facts> last_lease(Ipv4 address, const ClientKey& client) const {
+    const auto record = table.facts(address, client);
+    if (record == std::nullopt || record->state != LeaseState::Offered) return record;
+    const auto covered = table.covered(address);
+    if (covered == std::nullopt) return std::nullopt;
+    return Facts::of(*covered, client);
   }
 
   // ---- ACK with a lease
@@ -246,9 +251,9 @@ struct Engine::State {
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
-    const Lease* previous = last_lease(address);
-    lease.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
-    if (previous == nullptr || previous->client != client) ++lease.fencing_token;
+    const auto previous = last_lease(address, client);
+    lease.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
+    if (previous == std::nullopt || !previous->of_client) ++lease.fencing_token;
     put(lease);
     switch (kind) {
       case EventKind::Renew:
@@ -278,14 +283,14 @@ struct Engine::State {
       ++counters.pool_exhausted;
       return ignore("pool exhausted: no free address in the subnet");
     }
-    const Lease* record = table.find(*address);
+    const auto record = table.facts(*address, client);
     const bool already_bound =
-        record != nullptr && record->client == client && record->state == LeaseState::Bound;
+        record != std::nullopt && record->of_client && record->state == LeaseState::Bound;
     if (!already_bound) {  // a bound lease needs no hold: the address is the client's already
       Lease offer = record_for(view, message, client, *address, now);
       offer.state = LeaseState::Offered;
-      const Lease* previous = last_lease(*address);
-      offer.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
+      const auto previous = last_lease(*address, client);
+      offer.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
       hold(std::move(offer), now + view.subnet->lease.offer_hold);
     }
     ++counters.offers;
@@ -319,8 +324,8 @@ struct Engine::State {
                     const ClientKey& client, std::optional<Ipv4> requested, TimePoint now) {
     if (message.options.get_ipv4(option::kServerId) != server_id(ingress)) {
       // It chose another server: our offer to it is void, the address is free again.
-      if (const Lease* own = table.find(client);
-          own != nullptr && own->state == LeaseState::Offered) {
+      if (const auto own = table.facts(client);
+          own != std::nullopt && own->state == LeaseState::Offered) {
         const Ipv4 released = own->address;
         end_hold(released);
         return ignore("client selected another server; offer withdrawn", released);
@@ -343,9 +348,9 @@ struct Engine::State {
   Outcome init_reboot(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                       const ClientKey& client, Ipv4 requested, TimePoint now) {
     const bool authoritative = config.server.authoritative;
-    const Lease* record = table.find(requested);
-    const bool own_record = record != nullptr && record->client == client;
-    const bool known_client = table.find(client) != nullptr;
+    const auto record = table.facts(requested, client);
+    const bool own_record = record != std::nullopt && record->of_client;
+    const bool known_client = table.facts(client).has_value();
     if (can_grant(view, message, client, requested)) {
       if (own_record || authoritative) {
         return grant(view, message, ingress, client, requested, lease::Extension::None,
@@ -371,17 +376,17 @@ struct Engine::State {
   Outcome extend(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                  const ClientKey& client, lease::Extension extension, TimePoint now) {
     const Ipv4 address = message.ciaddr;
-    const Lease* record = table.find(address);
+    const auto record = table.facts(address, client);
     const bool renewing = extension == lease::Extension::Renewing;
     const EventKind kind = renewing ? EventKind::Renew : EventKind::Rebind;
-    if (record != nullptr && record->client == client) {
+    if (record != std::nullopt && record->of_client) {
       if (!can_grant(view, message, client, address)) {
         return nak(message, ingress, address, "lease is no longer valid on this link");
       }
       return grant(view, message, ingress, client, address, extension, kind,
                    renewing ? "renewed" : "rebound", now);
     }
-    if (record != nullptr && !record->client.empty()) {
+    if (record != std::nullopt && record->has_client) {
       return nak(message, ingress, address, "address is leased to another client");
     }
     if (config.server.authoritative && can_grant(view, message, client, address)) {
@@ -405,8 +410,8 @@ struct Engine::State {
     if (names_another_server(message, ingress)) return ignore("DECLINE for another server");
     const auto address = message.options.get_ipv4(option::kRequestedAddress);
     if (!address) return ignore("DECLINE without option 50");
-    const Lease* record = table.find(*address);
-    if (record == nullptr || record->client != message.client_key() ||
+    const std::optional<Lease> record = table.find(*address);
+    if (record == std::nullopt || record->client != message.client_key() ||
         !(record->state == LeaseState::Offered || record->state == LeaseState::Bound)) {
       return ignore("DECLINE for an address not offered to or held by this client", *address);
     }
@@ -414,9 +419,9 @@ struct Engine::State {
     // Declining an offer makes the decliner the address's holder of record: when that is a
     // change of holder, the record takes a new token (the store accepts an equal token only
     // from the same client).
-    const Lease* previous = last_lease(*address);
-    declined.fencing_token = previous == nullptr ? 0 : previous->fencing_token;
-    if (previous == nullptr || previous->client != declined.client) ++declined.fencing_token;
+    const auto previous = last_lease(*address, declined.client);
+    declined.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
+    if (previous == std::nullopt || !previous->of_client) ++declined.fencing_token;
     declined.state = LeaseState::Declined;
     declined.last_extension = lease::Extension::None;
     declined.granted_at = now;
@@ -431,8 +436,8 @@ struct Engine::State {
   // §4.3.4: the client gives its address back. The record stays (Released) for affinity.
   Outcome release(const wire::Message& message, const Ingress& ingress, TimePoint now) {
     if (names_another_server(message, ingress)) return ignore("RELEASE for another server");
-    const Lease* record = table.find(message.ciaddr);
-    if (record == nullptr || record->client != message.client_key() ||
+    const std::optional<Lease> record = table.find(message.ciaddr);
+    if (record == std::nullopt || record->client != message.client_key() ||
         record->state != LeaseState::Bound) {
       return ignore("RELEASE for an address not bound to this client", message.ciaddr);
     }
@@ -493,8 +498,8 @@ struct Engine::State {
   std::vector<Lease> reclaim(TimePoint now, std::size_t max_records) {
     std::vector<Lease> mutations;
     for (std::size_t done = 0; done < max_records; ++done) {
-      const Lease* due = table.next_due(now);
-      if (due == nullptr) break;
+      const std::optional<Lease> due = table.next_due(now);
+      if (due == std::nullopt) break;
       switch (due->state) {
         case LeaseState::Offered:
           end_hold(due->address);  // an offer is memory only: nothing to persist
@@ -531,8 +536,8 @@ struct Engine::State {
   void restore(Lease record) {
     // Holds are never persisted; 0.0.0.0 is no lease at all.
     if (record.state == LeaseState::Offered || record.address.is_zero()) return;
-    if (const Lease* existing = table.find(record.address);
-        existing != nullptr && existing->fencing_token > record.fencing_token) {
+    if (const auto existing = table.facts(record.address, record.client);
+        existing != std::nullopt && existing->fencing_token > record.fencing_token) {
       return;  // a newer record for this address is already in: tokens never go backwards
     }
     put(std::move(record));
@@ -562,9 +567,9 @@ std::optional<TimePoint> Engine::next_deadline() const { return state_->table.ne
 
 void Engine::reconfigure(const config::Config& config) { state_->reconfigure(config); }
 
-const lease::Lease* Engine::find(Ipv4 address) const { return state_->table.find(address); }
+std::optional<lease::Lease> Engine::find(Ipv4 address) const { return state_->table.find(address); }
 
-const lease::Lease* Engine::find(const ClientKey& client) const {
+std::optional<lease::Lease> Engine::find(const ClientKey& client) const {
   return state_->table.find(client);
 }
 

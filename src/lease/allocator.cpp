@@ -6,17 +6,16 @@
 
 namespace landlord::lease {
 
-Availability Availability::of(const Lease* record) {
-  if (record == nullptr) return {};
-  switch (record->state) {
+Availability Availability::of(LeaseState state, bool has_client, TimePoint expires_at) {
+  switch (state) {
     case LeaseState::Offered:
     case LeaseState::Bound:
     case LeaseState::Declined:
       return {Kind::Taken, {}};
     case LeaseState::Expired:
     case LeaseState::Released:
-      if (record->client.empty()) return {};
-      return {Kind::Affinity, record->expires_at()};
+      if (!has_client) return {};
+      return {Kind::Affinity, expires_at};
   }
   return {};
 }

@@ -26,30 +26,72 @@ std::optional<TimePoint> deadline_of(const Lease& lease) {
 
 std::optional<LeaseTable::Slot> LeaseTable::slot_of(Ipv4 address) const {
   return by_address_.find(hash_address(address.to_uint()),
-                          [&](Slot slot) { return records_[slot].lease.address == address; });
+                          [&](Slot slot) { return records_[slot].address == address.to_uint(); });
 }
 
 std::optional<LeaseTable::Slot> LeaseTable::slot_of(const ClientKey& client) const {
   if (client.empty()) return std::nullopt;
-  return by_client_.find(hash_of(client),
-                         [&](Slot slot) { return records_[slot].lease.client == client; });
+  return by_client_.find(hash_of(client), [&](Slot slot) {
+    return has_client_key(records_[slot], extra_of(slot), client);
+  });
 }
 
-const Lease* LeaseTable::find(Ipv4 address) const {
+const LeaseExtra* LeaseTable::extra_of(Slot slot) const {
+  const CompactLease& record = records_[slot];
+  return record.has_extra() ? &extras_[record.extra] : nullptr;
+}
+
+std::optional<Lease> LeaseTable::find(Ipv4 address) const {
   const auto slot = slot_of(address);
-  return slot ? &records_[*slot].lease : nullptr;
+  if (!slot) return std::nullopt;
+  return lease_at(*slot);
 }
 
-const Lease* LeaseTable::find(const ClientKey& client) const {
+LeaseTable::Facts LeaseTable::Facts::of(const Lease& lease, const ClientKey& client) {
+  return {lease.address,       lease.state,           lease.subnet_id,
+          lease.fencing_token, !lease.client.empty(), lease.client == client};
+}
+
+LeaseTable::Facts LeaseTable::facts_at(Slot slot, const ClientKey& client) const {
+  const CompactLease& record = records_[slot];
+  const LeaseExtra* extra = extra_of(slot);
+  if (extra != nullptr && extra->whole != nullptr) return Facts::of(*extra->whole, client);
+  return {Ipv4{record.address}, record.state, record.subnet_id,
+          record.fencing_token, record.keyed, has_client_key(record, extra, client)};
+}
+
+std::optional<LeaseTable::Facts> LeaseTable::facts(Ipv4 address, const ClientKey& client) const {
+  const auto slot = slot_of(address);
+  if (!slot) return std::nullopt;
+  return facts_at(*slot, client);
+}
+
+std::optional<LeaseTable::Facts> LeaseTable::facts(const ClientKey& client) const {
   const auto slot = slot_of(client);
-  return slot ? &records_[*slot].lease : nullptr;
+  if (!slot) return std::nullopt;
+  return facts_at(*slot, client);
 }
 
-const Lease* LeaseTable::covered(Ipv4 address) const {
+Availability LeaseTable::availability(Ipv4 address) const {
   const auto slot = slot_of(address);
-  if (!slot) return nullptr;
+  if (!slot) return {};
+  const CompactLease& record = records_[*slot];
+  const LeaseExtra* extra = extra_of(*slot);
+  return Availability::of(record.state, has_client(record, extra), expires_at_of(record, extra));
+}
+
+std::optional<Lease> LeaseTable::find(const ClientKey& client) const {
+  const auto slot = slot_of(client);
+  if (!slot) return std::nullopt;
+  return lease_at(*slot);
+}
+
+std::optional<Lease> LeaseTable::covered(Ipv4 address) const {
+  const auto slot = slot_of(address);
+  if (!slot) return std::nullopt;
   const auto it = covered_.find(*slot);
-  return it == covered_.end() ? nullptr : &it->second;
+  if (it == covered_.end()) return std::nullopt;
+  return it->second;
 }
 
 void LeaseTable::put(Lease record) {
@@ -70,15 +112,15 @@ void LeaseTable::hold(Lease offer, TimePoint hold_until) {
   if (!slot) {
     slot = allocate_slot();
     by_address_.insert(hash_address(offer.address.to_uint()), *slot);
-  } else if (records_[*slot].lease.state != LeaseState::Offered) {
-    covered_.insert_or_assign(*slot, records_[*slot].lease);
+  } else if (records_[*slot].state != LeaseState::Offered) {
+    covered_.insert_or_assign(*slot, lease_at(*slot));
   }
   replace(*slot, std::move(offer), hold_until);
 }
 
 void LeaseTable::end_hold(Ipv4 address) {
   const auto slot = slot_of(address);
-  LANDLORD_ASSERT(slot && records_[*slot].lease.state == LeaseState::Offered);
+  LANDLORD_ASSERT(slot && records_[*slot].state == LeaseState::Offered);
   if (auto it = covered_.find(*slot); it != covered_.end()) {
     Lease previous = std::move(it->second);
     covered_.erase(it);
@@ -93,30 +135,68 @@ void LeaseTable::end_hold(Ipv4 address) {
 }
 
 void LeaseTable::replace(Slot slot, Lease next, std::optional<TimePoint> deadline) {
-  Record& record = records_[slot];
-  if (record.in_use()) unindex_client(slot);
-  record.lease = std::move(next);
-  index_client(slot);
+  const ClientKey client = next.client;
+  // An extension keeps its client: the slot's client index entry, if it has one, stays valid.
+  const bool in_use = records_[slot].in_use();
+  if (in_use && !has_client_key(records_[slot], extra_of(slot), client)) unindex_client(slot);
+  LeaseExtra extra;
+  const CompactLease record = encode(std::move(next), extra);
+  store(slot, record, std::move(extra));
+  index_client(slot, client);
   set_deadline(slot, deadline);
 }
 
-void LeaseTable::index_client(Slot slot) {
-  const Lease& lease = records_[slot].lease;
-  if (lease.client.empty()) return;
-  const auto existing = slot_of(lease.client);
+void LeaseTable::store(Slot slot, const CompactLease& record, LeaseExtra extra) {
+  if (extra.empty()) {
+    release_extra(slot);
+    records_[slot] = record;
+    return;
+  }
+  std::uint32_t index = records_[slot].extra;
+  if (index == CompactLease::kNoExtra) {
+    if (free_extras_.empty()) {
+      LANDLORD_ASSERT(extras_.size() < CompactLease::kNoExtra);
+      index = static_cast<std::uint32_t>(extras_.size());
+      extras_.emplace_back();
+    } else {
+      index = free_extras_.back();
+      free_extras_.pop_back();
+    }
+  }
+  extras_[index] = std::move(extra);
+  records_[slot] = record;
+  records_[slot].extra = index;
+}
+
+void LeaseTable::release_extra(Slot slot) {
+  CompactLease& record = records_[slot];
+  if (!record.has_extra()) return;
+  extras_[record.extra] = LeaseExtra{};
+  free_extras_.push_back(record.extra);
+  record.extra = CompactLease::kNoExtra;
+}
+
+void LeaseTable::index_client(Slot slot, const ClientKey& client) {
+  if (client.empty()) return;
+  const std::uint32_t hash = hash_of(client);
+  const auto existing = by_client_.find(
+      hash, [&](Slot other) { return has_client_key(records_[other], extra_of(other), client); });
   if (existing == slot) return;
   if (existing) {
     // Keep the most recent record of the client (restore() feeds records in any order).
-    if (records_[*existing].lease.granted_at > lease.granted_at) return;
-    by_client_.erase(hash_of(lease.client), *existing);
+    if (granted_at_of(records_[*existing], extra_of(*existing)) >
+        granted_at_of(records_[slot], extra_of(slot))) {
+      return;
+    }
+    by_client_.erase(hash, *existing);
   }
-  by_client_.insert(hash_of(lease.client), slot);
+  by_client_.insert(hash, slot);
 }
 
 void LeaseTable::unindex_client(Slot slot) {
-  const Lease& lease = records_[slot].lease;
-  if (lease.client.empty()) return;
-  if (slot_of(lease.client) == slot) by_client_.erase(hash_of(lease.client), slot);
+  const ClientKey client = client_at(slot);
+  if (client.empty()) return;
+  if (slot_of(client) == slot) by_client_.erase(hash_of(client), slot);
 }
 
 LeaseTable::Slot LeaseTable::allocate_slot() {
@@ -132,7 +212,8 @@ LeaseTable::Slot LeaseTable::allocate_slot() {
 }
 
 void LeaseTable::release_slot(Slot slot) {
-  records_[slot] = Record{};
+  release_extra(slot);
+  records_[slot] = CompactLease{};
   free_slots_.push_back(slot);
 }
 
@@ -141,20 +222,27 @@ std::optional<TimePoint> LeaseTable::next_deadline() const {
   return time_from_unix_ms(deadlines_.front().at_unix_ms);
 }
 
-const Lease* LeaseTable::next_due(TimePoint now) const {
-  if (deadlines_.empty() || deadlines_.front().at_unix_ms > unix_ms(now)) return nullptr;
-  return &records_[deadlines_.front().slot].lease;
+std::optional<Lease> LeaseTable::next_due(TimePoint now) const {
+  if (deadlines_.empty() || deadlines_.front().at_unix_ms > unix_ms(now)) return std::nullopt;
+  return lease_at(deadlines_.front().slot);
 }
 
 void LeaseTable::for_each(const std::function<void(const Lease&)>& visit) const {
-  for (const Record& record : records_) {
-    if (record.in_use()) visit(record.lease);
+  for (Slot slot = 0; slot < records_.size(); ++slot) {
+    if (records_[slot].in_use()) visit(lease_at(slot));
   }
 }
 
 std::size_t LeaseTable::memory_bytes() const {
-  return records_.capacity() * sizeof(Record) + free_slots_.capacity() * sizeof(Slot) +
-         by_address_.bucket_bytes() + by_client_.bucket_bytes() +
+  std::size_t out_of_line = 0;  // what extras hold on the heap beyond their own size
+  for (const LeaseExtra& extra : extras_) {
+    if (extra.hostname.capacity() > 15) out_of_line += extra.hostname.capacity() + 1;
+    if (extra.client_id.raw().capacity() > 15) out_of_line += extra.client_id.raw().capacity() + 1;
+    if (extra.whole != nullptr) out_of_line += sizeof(Lease);
+  }
+  return records_.capacity() * sizeof(CompactLease) + free_slots_.capacity() * sizeof(Slot) +
+         extras_.capacity() * sizeof(LeaseExtra) + free_extras_.capacity() * sizeof(std::uint32_t) +
+         out_of_line + by_address_.bucket_bytes() + by_client_.bucket_bytes() +
          deadlines_.capacity() * sizeof(Deadline) +
          heap_positions_.capacity() * sizeof(std::uint32_t);
 }

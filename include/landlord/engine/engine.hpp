@@ -119,9 +119,9 @@ class Engine {
   // SIGHUP: new pools and options; leases are kept (one outside every new pool stays until it ends).
   void reconfigure(const config::Config& config);
 
-  // Read side (control API, tests, recovery checks).
-  const lease::Lease* find(Ipv4 address) const;
-  const lease::Lease* find(const ClientKey& client) const;
+  // Read side (control API, tests, recovery checks): copies, built from the compact table.
+  std::optional<lease::Lease> find(Ipv4 address) const;
+  std::optional<lease::Lease> find(const ClientKey& client) const;
   void for_each_lease(const std::function<void(const lease::Lease&)>& visit) const;
   const Counters& counters() const;
   std::vector<PoolUsage> pool_usage() const;  // one entry per configured subnet, in config order

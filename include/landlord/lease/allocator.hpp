@@ -32,7 +32,12 @@ struct Availability {
   Kind kind = Kind::Clean;
   TimePoint ended_at{};  // Affinity only: when the lease ended (oldest goes first)
 
-  static Availability of(const Lease* record);  // the class a record puts its address in
+  // The class a record puts its address in (none: no record).
+  static Availability of(LeaseState state, bool has_client, TimePoint expires_at);
+  static Availability of(const Lease* record) {
+    return record == nullptr ? Availability{}
+                             : of(record->state, !record->client.empty(), record->expires_at());
+  }
   bool operator==(const Availability&) const = default;
 };
 

@@ -10,12 +10,17 @@
 //                that one entry in O(log n) (etcd's heap.Fix); expiry never scans the table.
 //
 // Every change goes through put()/hold()/end_hold(), which re-index in one place.
+//
+// Records are kept compact (compact_lease.hpp) and handed out as Lease values, built on each
+// read: a reader holds a copy, never a pointer into the table.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "landlord/lease/allocator.hpp"
+#include "landlord/lease/compact_lease.hpp"
 #include "landlord/lease/lease.hpp"
 #include "landlord/lease/slot_index.hpp"
 
@@ -23,9 +28,26 @@ namespace landlord::lease {
 
 class LeaseTable {
  public:
-  const Lease* find(Ipv4 address) const;
-  // The client's most recent record (any state), or null.
-  const Lease* find(const ClientKey& client) const;
+  // The facts of a record that decisions turn on, read in place: find() builds a whole Lease
+  // (strings included), which the engine's hot paths do not need.
+  struct Facts {
+    Ipv4 address;
+    LeaseState state = LeaseState::Offered;
+    std::uint32_t subnet_id = 0;
+    FencingToken fencing_token = 0;
+    bool has_client = false;  // the record names a client (a non-empty key)
+    bool of_client = false;   // ... and it is the client the facts were asked for
+    static Facts of(const Lease& lease, const ClientKey& client);
+  };
+  // The facts of `address`'s record, or of `client`'s most recent record (of_client is true).
+  std::optional<Facts> facts(Ipv4 address, const ClientKey& client) const;
+  std::optional<Facts> facts(const ClientKey& client) const;
+
+  std::optional<Lease> find(Ipv4 address) const;
+  // The allocator's class for `address` (allocator.hpp), without building its record.
+  Availability availability(Ipv4 address) const;
+  // The client's most recent record (any state), if any.
+  std::optional<Lease> find(const ClientKey& client) const;
 
   // Inserts or replaces the record for record.address (never 0.0.0.0). Any state but Offered;
   // a hold on the address is dropped together with the record it covered. Deadline:
@@ -37,13 +59,13 @@ class LeaseTable {
   void hold(Lease offer, TimePoint hold_until);
   // Ends the hold on `address`: back to the covered record, or no record at all.
   void end_hold(Ipv4 address);
-  // The record a hold on `address` covers (its last real lease), or null.
-  const Lease* covered(Ipv4 address) const;
+  // The record a hold on `address` covers (its last real lease), if any.
+  std::optional<Lease> covered(Ipv4 address) const;
 
   // Earliest pending deadline, O(1).
   std::optional<TimePoint> next_deadline() const;
-  // The record with the earliest deadline if that deadline is at or before `now`, else null.
-  const Lease* next_due(TimePoint now) const;
+  // The record with the earliest deadline if that deadline is at or before `now`.
+  std::optional<Lease> next_due(TimePoint now) const;
 
   std::size_t size() const { return records_.size() - free_slots_.size(); }
   std::size_t holds() const { return covered_.size(); }
@@ -51,17 +73,11 @@ class LeaseTable {
 
   // Memory held by the table and its indexes (capacity, not use), for the issue #6 budget.
   std::size_t memory_bytes() const;
-  static constexpr std::size_t record_bytes() { return sizeof(Record); }
+  static constexpr std::size_t record_bytes() { return sizeof(CompactLease); }
 
  private:
   using Slot = SlotIndex::Slot;
   static constexpr std::uint32_t kNotQueued = 0xffffffffu;
-  // A slot is in use while its lease has an address (0.0.0.0 is never leased): no flag, so a
-  // record is exactly a Lease.
-  struct Record {
-    Lease lease;
-    bool in_use() const { return !lease.address.is_zero(); }
-  };
   struct Deadline {
     std::int64_t at_unix_ms;
     Slot slot;
@@ -69,24 +85,33 @@ class LeaseTable {
 
   std::optional<Slot> slot_of(Ipv4 address) const;
   std::optional<Slot> slot_of(const ClientKey& client) const;
+  const LeaseExtra* extra_of(Slot slot) const;
+  Lease lease_at(Slot slot) const { return decode(records_[slot], extra_of(slot)); }
+  Facts facts_at(Slot slot, const ClientKey& client) const;
+  ClientKey client_at(Slot slot) const { return client_key_of(records_[slot], extra_of(slot)); }
   Slot allocate_slot();
   void release_slot(Slot slot);
   // The one re-indexing path: `slot` changes from its current content to `next`.
   void replace(Slot slot, Lease next, std::optional<TimePoint> deadline);
-  void index_client(Slot slot);
+  // Stores `record` in `slot`, with `extra` when it has one.
+  void store(Slot slot, const CompactLease& record, LeaseExtra extra);
+  void release_extra(Slot slot);
+  void index_client(Slot slot, const ClientKey& client);  // `client`: the slot's key
   void unindex_client(Slot slot);
   void set_deadline(Slot slot, std::optional<TimePoint> deadline);
   void heap_swap(std::size_t a, std::size_t b);
   void sift_up(std::size_t position);
   void sift_down(std::size_t position);
 
-  std::vector<Record> records_;
+  std::vector<CompactLease> records_;
   std::vector<Slot> free_slots_;
+  std::vector<LeaseExtra> extras_;  // hostnames, uncommon client ids, uncommon leases
+  std::vector<std::uint32_t> free_extras_;
   SlotIndex by_address_;
   SlotIndex by_client_;
   std::vector<Deadline> deadlines_;
   // Each slot's position in deadlines_ (kNotQueued if none), apart from the records so that a
-  // sift touches 4-byte entries, not 184-byte records.
+  // sift touches 4-byte entries, not 56-byte records.
   std::vector<std::uint32_t> heap_positions_;
   std::unordered_map<Slot, Lease> covered_;  // only while an offer hold covers a record
 };

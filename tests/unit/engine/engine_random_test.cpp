@@ -45,8 +45,8 @@ class RandomTraffic {
   std::uint8_t any_client() { return static_cast<std::uint8_t>(1 + random_() % 40); }
   Ipv4 any_address() { return Ipv4{198, 18, 0, static_cast<std::uint8_t>(98 + random_() % 14)}; }
   Ipv4 address_of(std::uint8_t client) {
-    const lease::Lease* lease = harness_.engine.find(key(client));
-    return lease != nullptr ? lease->address : any_address();
+    const auto lease = harness_.engine.find(key(client));
+    return lease ? lease->address : any_address();
   }
 
   void act() {
@@ -125,8 +125,8 @@ class RandomTraffic {
     }
     if (type == MessageType::Ack) {
       promises_[address.to_uint()] = {key(client), harness_.now + 20min, false};
-      const lease::Lease* record = harness_.engine.find(address);
-      ASSERT_NE(record, nullptr);
+      const auto record = harness_.engine.find(address);
+      ASSERT_NE(record, std::nullopt);
       EXPECT_EQ(record->client, key(client));
       EXPECT_EQ(record->state, lease::LeaseState::Bound);
     } else if (promise == promises_.end() || promise->second.client != key(client) ||

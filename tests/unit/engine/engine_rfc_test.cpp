@@ -164,7 +164,7 @@ TEST(Rfc2131Section42Identity, ClientIdentifierWinsOverChaddr) {
 TEST(Rfc2131Section42Identity, WithoutOption61TheKeyIsHtypePlusChaddr) {
   Harness harness;
   const Ipv4 address = harness.dora(1);
-  ASSERT_NE(harness.engine.find(key(1)), nullptr);
+  ASSERT_NE(harness.engine.find(key(1)), std::nullopt);
   EXPECT_EQ(harness.engine.find(key(1))->address, address);
   auto other_type = client_message(MessageType::Discover, 1);
   other_type.htype = 6;  // IEEE 802: same bytes, another hardware type, another client
@@ -263,14 +263,14 @@ TEST(Rfc2131Section431, OfferIsAnInMemoryHoldNotAMutation) {
   EXPECT_TRUE(offer.mutations.empty());
   EXPECT_EQ(offer.event.kind, EventKind::Offer);
   const Ipv4 address = offer.reply->message.yiaddr;
-  ASSERT_NE(harness.engine.find(address), nullptr);
+  ASSERT_NE(harness.engine.find(address), std::nullopt);
   EXPECT_EQ(harness.engine.find(address)->state, lease::LeaseState::Offered);
   // While held, nobody else gets it.
   EXPECT_NE(harness.discover(2).reply->message.yiaddr, address);
   // The hold ends after offer_hold without a write; the address is free again.
   EXPECT_EQ(harness.engine.next_deadline(), harness.now + 30s);
   EXPECT_TRUE(harness.advance(31s).empty());
-  EXPECT_EQ(harness.engine.find(address), nullptr);
+  EXPECT_EQ(harness.engine.find(address), std::nullopt);
   EXPECT_EQ(harness.discover(3).reply->message.yiaddr, address);
 }
 
@@ -294,7 +294,7 @@ TEST(Rfc2131Section432Selecting, RequestNamingAnotherServerReleasesOurHoldSilent
   const Outcome outcome = harness.select(1, Ipv4{198, 18, 0, 250}, kOtherServer);
   EXPECT_FALSE(outcome.reply);
   EXPECT_TRUE(outcome.mutations.empty());
-  EXPECT_EQ(harness.engine.find(address), nullptr);
+  EXPECT_EQ(harness.engine.find(address), std::nullopt);
   EXPECT_EQ(harness.discover(2).reply->message.yiaddr, address);
 }
 
@@ -488,7 +488,7 @@ TEST(Rfc2131Section435Inform, AckCarriesOptionsButNoLease) {
   EXPECT_EQ(outcome.reply->route, Route::Ciaddr);
   EXPECT_EQ(outcome.reply->destination, configured);
   EXPECT_TRUE(outcome.mutations.empty());
-  EXPECT_EQ(harness.engine.find(configured), nullptr);
+  EXPECT_EQ(harness.engine.find(configured), std::nullopt);
   EXPECT_EQ(harness.engine.counters().informs, 1u);
 }
 

@@ -1,0 +1,83 @@
+#pragma once
+// LeaseTable's in-memory form of a Lease (issue #6: ≤ 150 bytes per lease at 1 M leases; a
+// Lease is 176 bytes on its own). Internal to the lease table: everyone else sees lease::Lease,
+// which encode() and decode() convert from and to, and nothing else does.
+//
+// Most of a Lease is redundant or rare for a real client:
+//   - the client key is ClientKey::from(client_id, hardware) for every lease the engine makes
+//     (or empty once a decline hold ends), so it is derived, not stored;
+//   - option 61 is usually htype + chaddr ("01" + MAC), so it is derived from the hardware
+//     address as well; any other client id goes to the record's LeaseExtra;
+//   - a hostname (a minority of clients) lives in the LeaseExtra too.
+// A lease that does not fit these forms (chaddr longer than 6 bytes, a key that is not derived
+// from id and chaddr, T1/T2 that are not whole seconds) is kept whole in its LeaseExtra, so
+// every Lease round-trips exactly.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "landlord/lease/lease.hpp"
+
+namespace landlord::lease {
+
+// Option 61 of a compact record.
+enum class ClientIdForm : std::uint8_t {
+  None,     // the client sent none
+  Chaddr,   // htype followed by chaddr: the RFC 2132 §9.14 form most clients send
+  InExtra,  // anything else: LeaseExtra::client_id
+};
+
+// What a record keeps out of line. A record points at one only when it needs it.
+struct LeaseExtra {
+  std::string hostname;
+  ClientId client_id;            // when the record's client_id_form is InExtra
+  std::unique_ptr<Lease> whole;  // the lease as is, when it has no compact form
+  bool empty() const { return hostname.empty() && client_id.empty() && whole == nullptr; }
+};
+
+// 56 bytes. Each field is as wide as the values it must hold exactly:
+struct CompactLease {
+  static constexpr std::uint32_t kNoExtra = 0xffffffffu;
+  static constexpr std::size_t kInlineChaddr = 6;  // Ethernet; longer chaddrs keep the whole lease
+
+  // Milliseconds, 64-bit: `now` is any millisecond since the epoch, and a released lease ends
+  // at an arbitrary millisecond (lease_time = now - granted_at), up to 2^32-2 s when configured.
+  std::int64_t granted_at_ms = 0;
+  std::int64_t lease_time_ms = 0;
+  FencingToken fencing_token = 0;  // the store compares all 64 bits
+  std::uint32_t address = 0;       // 0.0.0.0: the slot is free
+  std::uint32_t subnet_id = 0;     // configured ids are any 32-bit value
+  // T1 and T2 are sent in whole seconds (the config only accepts whole seconds) and never
+  // exceed the lease time, itself at most 2^32-2 s: 32-bit seconds hold every one the engine
+  // makes. Any other value keeps the whole lease in the extra.
+  std::uint32_t renew_time_s = 0;
+  std::uint32_t rebind_time_s = 0;
+  std::uint32_t extra = kNoExtra;  // index of this record's LeaseExtra in the table
+  std::array<std::uint8_t, kInlineChaddr> chaddr{};
+  std::uint8_t htype = 0;
+  std::uint8_t hlen = 0;  // ≤ kInlineChaddr
+  LeaseState state = LeaseState::Offered;
+  Extension last_extension = Extension::None;
+  ClientIdForm client_id_form = ClientIdForm::None;
+  // Whether the record has a client key (ClientKey::from(client_id, hardware)), or none.
+  bool keyed = false;
+
+  bool in_use() const { return address != 0; }
+  bool has_extra() const { return extra != kNoExtra; }
+};
+static_assert(sizeof(CompactLease) == 56, "see the field widths above");
+
+// `lease` in compact form; whatever does not fit inline is moved into `extra` (left empty when
+// nothing needs it). The record's `extra` index is the caller's to set.
+CompactLease encode(Lease lease, LeaseExtra& extra);
+// The Lease `record` (with its extra, if it has one) was made from.
+Lease decode(const CompactLease& record, const LeaseExtra* extra);
+// The parts of decode() the table's indexes and the allocator need, without building the rest.
+ClientKey client_key_of(const CompactLease& record, const LeaseExtra* extra);
+bool has_client_key(const CompactLease& record, const LeaseExtra* extra, const ClientKey& key);
+bool has_client(const CompactLease& record, const LeaseExtra* extra);  // a non-empty key
+TimePoint granted_at_of(const CompactLease& record, const LeaseExtra* extra);
+TimePoint expires_at_of(const CompactLease& record, const LeaseExtra* extra);
+
+}  // namespace landlord::lease
