@@ -16,18 +16,10 @@
 #include "landlord/base/expected.hpp"
 #include "landlord/base/ipv4.hpp"
 #include "landlord/config/config.hpp"
+#include "landlord/server/ingress.hpp"
 #include "landlord/server/reply_routing.hpp"
 
 namespace landlord::server {
-
-struct Datagram {
-  std::size_t size = 0;
-  std::uint32_t interface_index = 0;
-  Ipv4 source;
-  std::uint16_t source_port = 0;
-  Ipv4 header_destination;  // the IP header's destination: tells broadcast from unicast
-  bool truncated = false;   // larger than the buffer: never parse it
-};
 
 class PacketSocket {
  public:

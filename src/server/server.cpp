@@ -16,6 +16,7 @@
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
 #include "landlord/server/commit_pipeline.hpp"
+#include "landlord/server/ingress.hpp"
 #include "landlord/server/links.hpp"
 #include "landlord/server/reply_routing.hpp"
 #include "landlord/store/commit_queue.hpp"
@@ -119,19 +120,8 @@ class Server {
     }
     if (request_.op != wire::Op::BootRequest) return;
     const Link* link = find_link(datagram.interface_index);
-    engine::Ingress ingress;
-    ingress.interface_index = datagram.interface_index;
-    ingress.source_address = datagram.source;
-    ingress.source_port = datagram.source_port;
-    if (link != nullptr) {
-      ingress.interface_name = link->name;
-      ingress.to_broadcast = link->is_broadcast_of(datagram.header_destination);
-      ingress.interface_address =
-          !ingress.to_broadcast && link->attaches(datagram.header_destination)
-              ? datagram.header_destination
-              : link->primary_address();
-    }
-    if (!accepts(request_, ingress)) {
+    const engine::Ingress ingress = make_ingress(datagram, link);
+    if (!serves(request_, ingress, served_interfaces_)) {
       spdlog::debug("ignored a direct {} from {} on link {}: not a served interface",
                     request_.type() ? wire::to_string(*request_.type()) : "message",
                     request_.hardware_address().to_string(), datagram.interface_index);
@@ -145,14 +135,6 @@ class Server {
     engine::Outcome outcome = engine_.handle(request_, ingress, clock_.now());
     dispatch(std::move(outcome), request_, datagram.interface_index);
     rearm_expiry_timer();
-  }
-
-  // Relayed requests are served from anywhere; direct ones on the configured interfaces, plus
-  // unicast with ciaddr (a RENEWING client may reach us from any link).
-  bool accepts(const wire::Message& request, const engine::Ingress& ingress) const {
-    if (!request.giaddr.is_zero()) return true;
-    if (served_interfaces_.contains(ingress.interface_index)) return true;
-    return !ingress.to_broadcast && !request.ciaddr.is_zero();
   }
 
   // ---- deciding and replying -----------------------------------------------------------
