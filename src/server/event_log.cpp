@@ -39,7 +39,9 @@ void log_lease_event(const engine::Event& event, const Requester& requester, Dur
   if (event.kind == engine::EventKind::Nak || event.kind == engine::EventKind::Ignore) {
     spdlog::log(level, "{} {} client {} via {}: {}", engine::to_string(event.kind),
                 event.address.to_string(), identity, via, event.reason);
-  } else if (lease_time.count() > 0) {
+  } else if (lease_time.count() > 0 &&
+             (event.kind == engine::EventKind::Grant || event.kind == engine::EventKind::Renew ||
+              event.kind == engine::EventKind::Rebind)) {
     spdlog::log(level, "{} {} client {} lease {}s via {}", engine::to_string(event.kind),
                 event.address.to_string(), identity, seconds(lease_time), via);
   } else {
