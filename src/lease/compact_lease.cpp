@@ -33,8 +33,10 @@ ClientId client_id_of(const CompactLease& record, const LeaseExtra* extra) {
       std::copy_n(record.chaddr.begin(), record.hlen, bytes.begin() + 1);
       return ClientId(std::span(bytes.data(), 1 + std::size_t{record.hlen}));
     }
-    case ClientIdForm::InExtra:
-      return extra->client_id;
+    case ClientIdForm::InExtra: {
+      const std::string_view bytes = extra->client_id();
+      return ClientId(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+    }
   }
   return {};
 }
@@ -53,6 +55,7 @@ CompactLease kept_whole(Lease lease, LeaseExtra& extra) {
 
 CompactLease encode(Lease lease, LeaseExtra& extra) {
   if (lease.hardware.length() > CompactLease::kInlineChaddr ||
+      lease.client_id.raw().size() > std::numeric_limits<std::uint8_t>::max() ||
       !whole_seconds_u32(lease.renew_time) || !whole_seconds_u32(lease.rebind_time)) {
     return kept_whole(std::move(lease), extra);
   }
@@ -76,14 +79,17 @@ CompactLease encode(Lease lease, LeaseExtra& extra) {
     record.client_id_form = ClientIdForm::Chaddr;
   } else {
     record.client_id_form = ClientIdForm::InExtra;
-    extra.client_id = std::move(lease.client_id);
+    extra.text = lease.client_id.raw();
+    extra.client_id_size = static_cast<std::uint8_t>(extra.text.size());
   }
   if (!has_client_key(record, &extra, lease.client)) {  // a key not made from id and chaddr
-    if (record.client_id_form == ClientIdForm::InExtra)
-      lease.client_id = std::move(extra.client_id);
     return kept_whole(std::move(lease), extra);
   }
-  extra.hostname = std::move(lease.hostname);
+  if (extra.text.empty()) {
+    extra.text = std::move(lease.hostname);
+  } else {
+    extra.text += lease.hostname;
+  }
   return record;
 }
 
@@ -94,7 +100,7 @@ Lease decode(const CompactLease& record, const LeaseExtra* extra) {
   lease.hardware = hardware_of(record);
   lease.client_id = client_id_of(record, extra);
   if (record.keyed) lease.client = ClientKey::from(lease.client_id, lease.hardware);
-  if (extra != nullptr) lease.hostname = extra->hostname;
+  if (extra != nullptr) lease.hostname = extra->hostname();
   lease.state = record.state;
   lease.last_extension = record.last_extension;
   lease.subnet_id = record.subnet_id;
@@ -128,7 +134,7 @@ bool has_client_key(const CompactLease& record, const LeaseExtra* extra, const C
     case ClientIdForm::Chaddr:
       return tag_htype_chaddr('i');
     case ClientIdForm::InExtra:
-      return !raw.empty() && raw[0] == 'i' && raw.substr(1) == extra->client_id.raw();
+      return !raw.empty() && raw[0] == 'i' && raw.substr(1) == extra->client_id();
   }
   return false;
 }

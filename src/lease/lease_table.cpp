@@ -236,8 +236,7 @@ void LeaseTable::for_each(const std::function<void(const Lease&)>& visit) const 
 std::size_t LeaseTable::memory_bytes() const {
   std::size_t out_of_line = 0;  // what extras hold on the heap beyond their own size
   for (const LeaseExtra& extra : extras_) {
-    if (extra.hostname.capacity() > 15) out_of_line += extra.hostname.capacity() + 1;
-    if (extra.client_id.raw().capacity() > 15) out_of_line += extra.client_id.raw().capacity() + 1;
+    if (extra.text.capacity() > 15) out_of_line += extra.text.capacity() + 1;
     if (extra.whole != nullptr) out_of_line += sizeof(Lease);
   }
   return records_.capacity() * sizeof(CompactLease) + free_slots_.capacity() * sizeof(Slot) +

@@ -40,7 +40,7 @@ bool SlotIndex::erase(std::uint32_t hash, Slot slot) {
 }
 
 void SlotIndex::rehash(std::size_t bucket_count) {
-  std::vector<Bucket> old;
+  PagedVector<Bucket> old;
   old.swap(buckets_);
   buckets_.assign(bucket_count, Bucket{});
   tombstones_ = 0;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "landlord/lease/lease.hpp"
 
@@ -28,12 +29,17 @@ enum class ClientIdForm : std::uint8_t {
   InExtra,  // anything else: LeaseExtra::client_id
 };
 
-// What a record keeps out of line. A record points at one only when it needs it.
+// What a record keeps out of line (48 bytes). A record points at one only when it needs it.
 struct LeaseExtra {
-  std::string hostname;
-  ClientId client_id;            // when the record's client_id_form is InExtra
-  std::unique_ptr<Lease> whole;  // the lease as is, when it has no compact form
-  bool empty() const { return hostname.empty() && client_id.empty() && whole == nullptr; }
+  // Option 61 when the record's client_id_form is InExtra, then the hostname: one string, so
+  // a short hostname costs no allocation and a record pays for one string, not two.
+  std::string text;
+  std::uint8_t client_id_size = 0;  // option 61 is at most 255 bytes (longer: kept whole)
+  std::unique_ptr<Lease> whole;     // the lease as is, when it has no compact form
+
+  std::string_view client_id() const { return std::string_view(text).substr(0, client_id_size); }
+  std::string_view hostname() const { return std::string_view(text).substr(client_id_size); }
+  bool empty() const { return text.empty() && whole == nullptr; }
 };
 
 // 56 bytes. Each field is as wide as the values it must hold exactly:
@@ -67,6 +73,7 @@ struct CompactLease {
   bool has_extra() const { return extra != kNoExtra; }
 };
 static_assert(sizeof(CompactLease) == 56, "see the field widths above");
+static_assert(sizeof(LeaseExtra) <= 48, "one string and a pointer");
 
 // `lease` in compact form; whatever does not fit inline is moved into `extra` (left empty when
 // nothing needs it). The record's `extra` index is the caller's to set.

@@ -22,6 +22,7 @@
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/compact_lease.hpp"
 #include "landlord/lease/lease.hpp"
+#include "landlord/lease/page_allocator.hpp"
 #include "landlord/lease/slot_index.hpp"
 
 namespace landlord::lease {
@@ -103,16 +104,16 @@ class LeaseTable {
   void sift_up(std::size_t position);
   void sift_down(std::size_t position);
 
-  std::vector<CompactLease> records_;
-  std::vector<Slot> free_slots_;
-  std::vector<LeaseExtra> extras_;  // hostnames, uncommon client ids, uncommon leases
-  std::vector<std::uint32_t> free_extras_;
+  PagedVector<CompactLease> records_;
+  PagedVector<Slot> free_slots_;
+  PagedVector<LeaseExtra> extras_;  // hostnames, uncommon client ids, uncommon leases
+  PagedVector<std::uint32_t> free_extras_;
   SlotIndex by_address_;
   SlotIndex by_client_;
-  std::vector<Deadline> deadlines_;
+  PagedVector<Deadline> deadlines_;
   // Each slot's position in deadlines_ (kNotQueued if none), apart from the records so that a
   // sift touches 4-byte entries, not 56-byte records.
-  std::vector<std::uint32_t> heap_positions_;
+  PagedVector<std::uint32_t> heap_positions_;
   std::unordered_map<Slot, Lease> covered_;  // only while an offer hold covers a record
 };
 

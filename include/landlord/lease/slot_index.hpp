@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "landlord/lease/page_allocator.hpp"
+
 namespace landlord::lease {
 
 class SlotIndex {
@@ -42,7 +44,7 @@ class SlotIndex {
   };
   void rehash(std::size_t bucket_count);
 
-  std::vector<Bucket> buckets_;
+  PagedVector<Bucket> buckets_;
   std::size_t size_ = 0;
   std::size_t tombstones_ = 0;
 };

@@ -249,6 +249,15 @@ TEST(LeaseTable, HandsBackEveryFieldOfEveryKindOfLease) {
   leases.back().rebind_time = Duration{-1};
   leases.push_back(typical_lease(12));  // a T2 past 2^32 s
   leases.back().rebind_time = std::chrono::seconds{0x100000000};
+  leases.push_back(typical_lease(14));  // an option 61 longer than the wire allows
+  leases.back().client_id = ClientId(std::vector<std::uint8_t>(300, 0x5a));
+  leases.back().client = ClientKey::from(leases.back().client_id, leases.back().hardware);
+  leases.back().hostname = "with-a-hostname";
+  leases.push_back(typical_lease(15));  // RFC 4361 id and a long hostname: one string for both
+  const std::uint8_t other_duid[13] = {255, 0, 0, 0, 2, 0, 4, 1, 2, 3, 4, 5, 7};
+  leases.back().client_id = ClientId(other_duid);
+  leases.back().client = ClientKey::from(leases.back().client_id, leases.back().hardware);
+  leases.back().hostname = "a-long-hostname.example.internal";
   leases.push_back(typical_lease(13));  // negative times
   leases.back().granted_at = time_from_unix_ms(-5);
   leases.back().lease_time = Duration{-7};
