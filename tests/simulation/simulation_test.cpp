@@ -148,10 +148,13 @@ TEST(Simulation, VanishedClientsLeasesEndWithinLeaseTimeAndOnePass) {
 TEST(Simulation, SeedSweep) {
   // LANDLORD_SIM_SEED=S replays one seed; LANDLORD_SIM_SEEDS=N (and LANDLORD_SIM_FIRST_SEED)
   // runs a longer sweep.
+  // LANDLORD_SIM_TRACE=<address> prints what happened to one address along the way.
   const auto seeds = seeds_from_environment(20);
   double virtual_hours = 0, wall_seconds = 0;
   for (const std::uint64_t seed : seeds) {
-    const SimulationReport report = Simulator(sweep_options(seed)).run();
+    SimulationOptions options = sweep_options(seed);
+    options.trace_address = trace_address_from_environment();
+    const SimulationReport report = Simulator(options).run();
     virtual_hours += std::chrono::duration<double, std::ratio<3600>>(report.virtual_time).count();
     wall_seconds += report.wall_seconds;
     if (!report.clean()) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -175,6 +176,7 @@ bool Simulator::step(TimePoint end) {
   const auto due = [&](const std::optional<TimePoint>& at) { return at && *at <= now_; };
   if (due(restart_at_)) {
     restart_at_.reset();
+    if (options_.trace_address) trace("restart from the store");
     start_engine(now_);
   } else if (due(network_.next_due())) {
     deliver(network_.take());
@@ -262,6 +264,7 @@ void Simulator::schedule_crash(TimePoint after) {
 // The process dies: its memory, its offer holds and every reply still waiting for its commit
 // are gone. What was committed stays in the store (SQLite: the connection is closed too).
 void Simulator::crash(TimePoint now) {
+  if (options_.trace_address) trace(fmt::format("crash: {} uncommitted submissions lost", pending_.size()));
   ++report_.crashes;
   mix(0xc4a54);
   fold_engine_counters();
@@ -335,6 +338,7 @@ void Simulator::serve(const Datagram& datagram) {
   ingress.source_port = engine::kClientPort;
   ingress.to_broadcast = datagram.to_broadcast;
   engine::Outcome outcome = engine_->handle(*message, ingress, now_);
+  if (options_.trace_address) trace_exchange(*message, outcome);
 
   std::optional<Datagram> reply;
   if (outcome.reply) reply = encode_reply(*outcome.reply);
@@ -424,6 +428,11 @@ void Simulator::commit_due() {
     return;  // nothing is durable: nothing is acknowledged, the replies are dropped
   }
   invariants_.on_commit(batch, *results, now_);
+  for (std::size_t i = 0; options_.trace_address && i < batch.size(); ++i) {
+    if (!traced(batch[i].address)) continue;
+    trace(fmt::format("commit {} {}", describe(batch[i]),
+                      (*results)[i] == store::WriteResult::Written ? "written" : "REFUSED (stale)"));
+  }
   ++report_.commits;
   report_.records_committed += batch.size();
   for (const lease::Lease& record : batch) {
@@ -487,6 +496,39 @@ void Simulator::check_agreement() {
   agreement_due_ = false;
   ++report_.agreement_checks;
   invariants_.check_engine_matches_store(*engine_, snapshot(), now_);
+}
+
+void Simulator::trace_exchange(const wire::Message& request, const engine::Outcome& outcome) {
+  const auto requested = request.options.get_ipv4(wire::option::kRequestedAddress);
+  const bool about = traced(request.ciaddr) || (requested && traced(*requested)) ||
+                     traced(outcome.event.address) ||
+                     (outcome.reply && traced(outcome.reply->message.yiaddr));
+  if (!about) return;
+  const auto type = request.type();
+  std::string line = fmt::format(
+      "{} from {} xid={:#010x} ciaddr={} requested={} -> {} ({})",
+      type ? wire::to_string(*type) : "?", request.hardware_address().to_string(), request.xid,
+      request.ciaddr.to_string(), requested ? requested->to_string() : "-",
+      engine::to_string(outcome.event.kind), outcome.event.reason);
+  if (outcome.reply) {
+    const auto reply_type = outcome.reply->message.type();
+    line += fmt::format(", {} yiaddr={} via {}", reply_type ? wire::to_string(*reply_type) : "?",
+                        outcome.reply->message.yiaddr.to_string(),
+                        engine::to_string(outcome.reply->route));
+  }
+  if (!outcome.mutations.empty()) line += fmt::format(", {} to commit", outcome.mutations.size());
+  trace(line);
+}
+
+void Simulator::trace(const std::string& line) const {
+  std::printf("trace +%lld ms %s\n", static_cast<long long>((now_ - start_).count()),
+              line.c_str());
+}
+
+std::optional<Ipv4> trace_address_from_environment() {
+  const char* text = std::getenv("LANDLORD_SIM_TRACE");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  return Ipv4::parse(text);
 }
 
 void Simulator::mix(std::uint64_t value) {

@@ -62,6 +62,10 @@ struct SimulationOptions {
   // must catch it.
   Duration reclaim_late_by{0};
 
+  // Replaying a failure: print every request, reply and commit about this address, and each
+  // crash and restart, as they happen.
+  std::optional<Ipv4> trace_address;
+
   Duration audit_interval = 30s;   // full-table checks; cheaper ones run on every event
   std::size_t reclaim_batch = 64;  // reclaim(now, max): bounded passes, as the daemon does
 };
@@ -130,6 +134,9 @@ class Simulator {
   void check_agreement();
   StoreSnapshot snapshot();
   void fold_engine_counters();
+  bool traced(Ipv4 address) const { return options_.trace_address == address; }
+  void trace_exchange(const wire::Message& request, const engine::Outcome& outcome);
+  void trace(const std::string& line) const;
   void mix(std::uint64_t value);
 
   SimulationOptions options_;
@@ -155,6 +162,9 @@ class Simulator {
   Invariants invariants_;
   SimulationReport report_;
 };
+
+// LANDLORD_SIM_TRACE=<address>: the address to trace, if any.
+std::optional<Ipv4> trace_address_from_environment();
 
 // Reads LANDLORD_SIM_SEED (one seed) or LANDLORD_SIM_SEEDS (how many, from 1): the seed sweep's
 // list. Without either, `default_count` seeds from 1.
