@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "landlord/base/client_id.hpp"
-#include "hex.hpp"
+#include "landlord/base/hex.hpp"
 
 namespace landlord {
 
@@ -13,20 +13,22 @@ HardwareAddress::HardwareAddress(std::uint8_t type, std::span<const std::uint8_t
 }
 
 std::optional<HardwareAddress> HardwareAddress::parse(std::string_view text) {
-  const auto bytes = detail::parse_colon_hex(text);
-  if (!bytes || bytes->size() > kMaxLength) return std::nullopt;
-  return HardwareAddress{kEthernet, *bytes};
+  std::array<std::uint8_t, kMaxLength> bytes;
+  const auto length = parse_colon_hex(text, bytes);
+  if (!length || *length == 0) return std::nullopt;
+  return HardwareAddress{kEthernet, std::span{bytes.data(), *length}};
 }
 
-std::string HardwareAddress::to_string() const { return detail::to_colon_hex(bytes()); }
+std::string HardwareAddress::to_string() const { return to_colon_hex(bytes()); }
 
 std::optional<ClientId> ClientId::parse(std::string_view text) {
-  const auto bytes = detail::parse_colon_hex(text);
-  if (!bytes || bytes->size() > 255) return std::nullopt;
-  return ClientId{*bytes};
+  std::array<std::uint8_t, 255> bytes;
+  const auto length = parse_colon_hex(text, bytes);
+  if (!length || *length == 0) return std::nullopt;
+  return ClientId{std::span{bytes.data(), *length}};
 }
 
-std::string ClientId::to_string() const { return detail::to_colon_hex(bytes()); }
+std::string ClientId::to_string() const { return to_colon_hex(bytes()); }
 
 }  // namespace landlord
 

@@ -1,6 +1,6 @@
-#include "hex.hpp"
+#include "landlord/base/hex.hpp"
 
-namespace landlord::detail {
+namespace landlord {
 namespace {
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -22,23 +22,21 @@ std::string to_colon_hex(std::span<const std::uint8_t> bytes) {
   return text;
 }
 
-std::optional<std::vector<std::uint8_t>> parse_colon_hex(std::string_view text) {
-  std::vector<std::uint8_t> bytes;
-  std::size_t index = 0;
-  while (index < text.size()) {
-    if (!bytes.empty()) {
-      if (text[index] != ':' && text[index] != '-') return std::nullopt;
-      ++index;
-    }
-    if (index + 2 > text.size()) return std::nullopt;
-    const int high = hex_value(text[index]);
-    const int low = hex_value(text[index + 1]);
+std::optional<std::size_t> parse_colon_hex(std::string_view text, std::span<std::uint8_t> out) {
+  if (text.empty()) return 0;
+  // "aa" or "aa:bb:..": 3n-1 characters for n bytes.
+  if ((text.size() + 1) % 3 != 0) return std::nullopt;
+  const std::size_t count = (text.size() + 1) / 3;
+  if (count > out.size()) return std::nullopt;
+  for (std::size_t index = 0; index < count; ++index) {
+    const std::size_t at = index * 3;
+    if (index > 0 && text[at - 1] != ':' && text[at - 1] != '-') return std::nullopt;
+    const int high = hex_value(text[at]);
+    const int low = hex_value(text[at + 1]);
     if (high < 0 || low < 0) return std::nullopt;
-    bytes.push_back(static_cast<std::uint8_t>(high << 4 | low));
-    index += 2;
+    out[index] = static_cast<std::uint8_t>(high << 4 | low);
   }
-  if (bytes.empty()) return std::nullopt;
-  return bytes;
+  return count;
 }
 
-}  // namespace landlord::detail
+}  // namespace landlord

@@ -7,16 +7,6 @@
 #include "landlord/base/assert.hpp"
 
 namespace landlord::store::detail {
-namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::string_view state_text(lease::LeaseState state) {
   switch (state) {
@@ -55,42 +45,13 @@ std::optional<lease::Extension> parse_extension(std::string_view text) {
   return std::nullopt;
 }
 
-std::string colon_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(bytes.size() * 3);
-  for (std::size_t index = 0; index < bytes.size(); ++index) {
-    if (index > 0) text += ':';
-    text += kDigits[bytes[index] >> 4];
-    text += kDigits[bytes[index] & 0xf];
-  }
-  return text;
-}
-
-std::optional<std::size_t> parse_colon_hex(std::string_view text, std::span<std::uint8_t> out) {
-  if (text.empty()) return 0;
-  // "aa" or "aa:bb:..": 3n-1 characters for n bytes.
-  if ((text.size() + 1) % 3 != 0) return std::nullopt;
-  const std::size_t count = (text.size() + 1) / 3;
-  if (count > out.size()) return std::nullopt;
-  for (std::size_t index = 0; index < count; ++index) {
-    const std::size_t at = index * 3;
-    if (index > 0 && text[at - 1] != ':') return std::nullopt;
-    const int high = hex_digit(text[at]);
-    const int low = hex_digit(text[at + 1]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out[index] = static_cast<std::uint8_t>(high << 4 | low);
-  }
-  return count;
-}
-
 std::string client_key_text(const ClientKey& key) {
   const std::string& raw = key.raw();
   if (raw.empty()) return {};
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(raw.data());
-  if (raw.front() == 'i') return "id:" + colon_hex({bytes + 1, raw.size() - 1});
+  if (raw.front() == 'i') return "id:" + to_colon_hex({bytes + 1, raw.size() - 1});
   LANDLORD_ASSERT(raw.front() == 'h' && raw.size() >= 2);
-  return "hw" + std::to_string(bytes[1]) + ":" + colon_hex({bytes + 2, raw.size() - 2});
+  return "hw" + std::to_string(bytes[1]) + ":" + to_colon_hex({bytes + 2, raw.size() - 2});
 }
 
 std::optional<ClientKey> parse_client_key(std::string_view text) {

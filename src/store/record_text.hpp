@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "landlord/base/client_id.hpp"
+#include "landlord/base/hex.hpp"
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/lease/lease.hpp"
 
@@ -18,12 +19,6 @@ std::optional<lease::LeaseState> parse_state(std::string_view text);
 
 std::string_view extension_text(lease::Extension extension);  // "none", "renewing", "rebinding"
 std::optional<lease::Extension> parse_extension(std::string_view text);
-
-// Lower-case colon hex; "" for no bytes.
-std::string colon_hex(std::span<const std::uint8_t> bytes);
-// Parses colon hex ("" = no bytes) into `out`; returns the byte count, or nullopt if malformed
-// or longer than `out`.
-std::optional<std::size_t> parse_colon_hex(std::string_view text, std::span<std::uint8_t> out);
 
 // A ClientKey's tagged bytes as text: "id:<colon hex>" (option 61) or "hw<type>:<colon hex>"
 // (htype + chaddr); "" for an empty key. Any ClientKey round-trips.

@@ -72,14 +72,14 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   record.state = *state;
   const auto hardware_type = sqlite3_column_int64(row, 2);
   std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
-  const auto hardware_length = detail::parse_colon_hex(
+  const auto hardware_length = parse_colon_hex(
       column_text(row, 3), std::span{bytes.data(), HardwareAddress::kMaxLength});
   if (!hardware_length || hardware_type < 0 || hardware_type > 255) {
     return unexpected(std::string("hwaddr"));
   }
   record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
                                     std::span{bytes.data(), *hardware_length}};
-  const auto client_id_length = detail::parse_colon_hex(column_text(row, 4), bytes);
+  const auto client_id_length = parse_colon_hex(column_text(row, 4), bytes);
   if (!client_id_length) return unexpected(std::string("client_id"));
   record.client_id = ClientId{std::span{bytes.data(), *client_id_length}};
   record.hostname = std::string(column_text(row, 5));
@@ -175,8 +175,8 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
   sqlite3_stmt* const upsert = connection_->upsert.get();
   for (const auto& record : batch) {
     const std::string address = record.address.to_string();
-    const std::string hardware = detail::colon_hex(record.hardware.bytes());
-    const std::string client_id = detail::colon_hex(record.client_id.bytes());
+    const std::string hardware = to_colon_hex(record.hardware.bytes());
+    const std::string client_id = to_colon_hex(record.client_id.bytes());
     const std::string client_key = detail::client_key_text(record.client);
     const std::string_view state = detail::state_text(record.state);
     const std::string_view extension = detail::extension_text(record.last_extension);

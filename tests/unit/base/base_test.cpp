@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+
 #include "landlord/base/client_id.hpp"
 #include "landlord/base/expected.hpp"
 #include "landlord/base/hardware_address.hpp"
+#include "landlord/base/hex.hpp"
 #include "landlord/base/ipv4.hpp"
 
 namespace landlord {
@@ -68,6 +72,24 @@ TEST(Expected, HoldsValueOrError) {
   Expected<void, int> failed = unexpected(3);
   EXPECT_TRUE(fine);
   EXPECT_EQ(failed.error(), 3);
+}
+
+}  // namespace
+}  // namespace landlord
+
+namespace landlord {
+namespace {
+
+TEST(ColonHex, RoundTripsAndRefusesMalformedText) {
+  const std::uint8_t bytes[] = {0x02, 0x00, 0xab, 0xcd};
+  EXPECT_EQ(to_colon_hex(bytes), "02:00:ab:cd");
+  std::array<std::uint8_t, 4> out{};
+  EXPECT_EQ(parse_colon_hex("02:00:AB-cd", out), 4u);
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), bytes));
+  EXPECT_EQ(parse_colon_hex("", out), 0u);
+  for (const char* bad : {"0", "02:0", "02:00:ab:cd:ef", "02;00", "zz", "02:00:"}) {
+    EXPECT_FALSE(parse_colon_hex(bad, out)) << bad;
+  }
 }
 
 }  // namespace
