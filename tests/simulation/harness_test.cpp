@@ -21,7 +21,8 @@ Datagram packet(std::uint8_t tag) {
 
 std::vector<std::pair<TimePoint, std::uint8_t>> drain(LossyNetwork& network) {
   std::vector<std::pair<TimePoint, std::uint8_t>> delivered;
-  while (const auto due = network.next_due()) delivered.emplace_back(*due, network.take().payload[0]);
+  while (const auto due = network.next_due())
+    delivered.emplace_back(*due, network.take().payload[0]);
   return delivered;
 }
 
@@ -48,9 +49,8 @@ TEST(LossyNetwork, DropsDuplicatesAndReordersAsConfigured) {
   EXPECT_NEAR(static_cast<double>(counters.duplicated) / kPackets, 0.08, 0.03);  // of the kept
   EXPECT_TRUE(std::is_sorted(delivered.begin(), delivered.end(),
                              [](const auto& a, const auto& b) { return a.first < b.first; }));
-  const bool reordered = std::any_of(delivered.begin() + 1, delivered.end(), [&](const auto& d) {
-    return d.second < (&d - 1)->second;
-  });
+  const bool reordered = std::any_of(delivered.begin() + 1, delivered.end(),
+                                     [&](const auto& d) { return d.second < (&d - 1)->second; });
   EXPECT_TRUE(reordered);
   for (const auto& [due, tag] : delivered) {
     EXPECT_GE(due, kNow + Duration{1});

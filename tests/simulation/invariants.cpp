@@ -1,8 +1,8 @@
 #include "invariants.hpp"
 
-#include <unordered_set>
-
 #include <fmt/format.h>
+
+#include <unordered_set>
 
 namespace landlord::simulation {
 
@@ -126,8 +126,8 @@ void Invariants::check_engine(const engine::Engine& engine, std::uint64_t pool_s
                ? fmt::format("{} subnets reported, 1 configured", usage.size())
                : fmt::format("pool of {}: total {}, free {} clean + {} affinity, {} taken in the "
                              "table",
-                             pool_size, usage[0].total, usage[0].free_clean,
-                             usage[0].free_affinity, taken));
+                             pool_size, usage[0].total, usage[0].free_clean, usage[0].free_affinity,
+                             taken));
   }
 }
 
@@ -137,10 +137,10 @@ void Invariants::check_engine_matches_store(const engine::Engine& engine,
     if (lease.state == lease::LeaseState::Offered) return;  // a hold: memory only
     const auto stored = store.find(lease.address);
     if (stored == store.end() || !same_record(stored->second, lease)) {
-      report(now, "engine-store-mismatch",
-             fmt::format("engine has {}, store has {}", describe(lease),
-                         stored == store.end() ? std::string("nothing")
-                                               : describe(stored->second)));
+      report(
+          now, "engine-store-mismatch",
+          fmt::format("engine has {}, store has {}", describe(lease),
+                      stored == store.end() ? std::string("nothing") : describe(stored->second)));
     }
   });
   for (const auto& [address, record] : store) {
@@ -161,20 +161,20 @@ void Invariants::check_client_leases_durable(const sim::Fleet& fleet, const Stor
                          stored->second.state == lease::LeaseState::Bound &&
                          stored->second.expires_at() + kRoundingGrace >= client.lease_expiry();
     if (!durable) {
-      report(now, "acked-lease-lost",
-             fmt::format("client {} ({}) holds {} until {} ms; the store has {}", index,
-                         to_string(client.state()), client.address().to_string(),
-                         unix_ms(client.lease_expiry()),
-                         stored == store.end() ? std::string("nothing")
-                                               : describe(stored->second)));
+      report(
+          now, "acked-lease-lost",
+          fmt::format("client {} ({}) holds {} until {} ms; the store has {}", index,
+                      to_string(client.state()), client.address().to_string(),
+                      unix_ms(client.lease_expiry()),
+                      stored == store.end() ? std::string("nothing") : describe(stored->second)));
     }
   }
 }
 
 void Invariants::check_store_expiry(const StoreSnapshot& store, TimePoint now) {
   for (const auto& [address, record] : store) {
-    const bool timed = record.state == lease::LeaseState::Bound ||
-                       record.state == lease::LeaseState::Declined;
+    const bool timed =
+        record.state == lease::LeaseState::Bound || record.state == lease::LeaseState::Declined;
     if (timed && record.expires_at() + expiry_slack_ < now) {
       report(now, "store-overdue",
              fmt::format("{} is {} ms past its expiry in the store", describe(record),
@@ -187,10 +187,10 @@ void Invariants::check_store_keeps_commits(const StoreSnapshot& store, TimePoint
   for (const auto& [address, committed] : last_committed_) {
     const auto stored = store.find(address);
     if (stored == store.end() || !same_record(stored->second, committed)) {
-      report(now, "store-lost-commit",
-             fmt::format("committed {}, the store has {}", describe(committed),
-                         stored == store.end() ? std::string("nothing")
-                                               : describe(stored->second)));
+      report(
+          now, "store-lost-commit",
+          fmt::format("committed {}, the store has {}", describe(committed),
+                      stored == store.end() ? std::string("nothing") : describe(stored->second)));
     }
   }
   if (store.size() > last_committed_.size()) {

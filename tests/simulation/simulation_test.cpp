@@ -2,13 +2,12 @@
 // Each run must end with no auditor violation and no server-side finding; the counters show
 // that the run actually exercised what it claims to. A failing run prints its seed and the
 // command that replays it (docs/testing.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "simulator.hpp"
 #include "workloads.hpp"
@@ -159,7 +158,8 @@ TEST(Simulation, SeedSweep) {
     wall_seconds += report.wall_seconds;
     if (!report.clean()) {
       ADD_FAILURE() << "seed=" << seed << " failed; replay with:\n  "
-                    << fmt::format(fmt::runtime(kReplay), seed) << "\n" << report.summary();
+                    << fmt::format(fmt::runtime(kReplay), seed) << "\n"
+                    << report.summary();
     } else if (seeds.size() == 1) {
       print(report);
     }

@@ -1,14 +1,13 @@
 #include "simulator.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "landlord/store/memory_lease_store.hpp"
 #include "landlord/store/sqlite_lease_store.hpp"
@@ -18,7 +17,6 @@ namespace landlord::simulation {
 
 namespace {
 
-const TimePoint kEpoch = time_from_unix_ms(1'800'000'000'000);
 constexpr std::size_t kReclaimPassesPerInstant = 100'000;  // beyond this the engine is stuck
 
 void add(engine::Counters& total, const engine::Counters& more) {
@@ -61,14 +59,14 @@ Simulator::Simulator(SimulationOptions options)
         return options;
       }()),
       config_(make_config()),
-      start_(kEpoch),
-      now_(kEpoch),
+      start_(kSimulationEpoch),
+      now_(kSimulationEpoch),
       random_(sim::derive_seed(options_.seed, 0x5e4)),
-      fleet_(options_.workload, kEpoch),
+      fleet_(options_.workload, kSimulationEpoch),
       client_side_(std::make_unique<ClientSide>(*this)),
       network_(options_.seed, options_.to_server, options_.to_clients),
-      last_commit_at_(kEpoch),
-      next_audit_(kEpoch + options_.audit_interval),
+      last_commit_at_(kSimulationEpoch),
+      next_audit_(kSimulationEpoch + options_.audit_interval),
       // A record due in the store waits for its commit, and may wait for a restart and a few
       // retries of failed transactions: nothing more.
       invariants_(options_.commit_delay_max + Duration{1} +
@@ -95,44 +93,6 @@ config::Config Simulator::make_config() const {
   subnet.lease = config.lease;
   config.subnets = {subnet};
   return config;
-}
-
-double SimulationReport::virtual_hours_per_wall_second() const {
-  const double hours = std::chrono::duration<double, std::ratio<3600>>(virtual_time).count();
-  return wall_seconds > 0 ? hours / wall_seconds : 0;
-}
-
-std::string SimulationReport::summary() const {
-  std::string text = fmt::format(
-      "seed={} virtual={:.2f} h wall={:.2f} s ({:.1f} virtual h/s) digest={:016x}\n"
-      "  fleet: clients={} leases={} renewals={} rebinds={} naks={} expirations={} releases={} "
-      "declines={} vanished={} reboots={} gave_up={} retransmissions={} unicast_blocked={}\n"
-      "  engine: discovers={} offers={} grants={} renewals={} rebinds={} naks={} declines={} "
-      "releases={} expirations={} ignored={} pool_exhausted={}\n"
-      "  server: crashes={} commits={} failed_commits={} records={} lost_to_crashes={} lost_while_down={} "
-      "undeliverable={} audits={} agreement_checks={}\n"
-      "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
-      "duplicated={}\n"
-      "  violations: auditor={} server={}",
-      seed, std::chrono::duration<double, std::ratio<3600>>(virtual_time).count(), wall_seconds,
-      virtual_hours_per_wall_second(), digest, fleet.clients_started, fleet.leases,
-      fleet.renewals, fleet.rebinds, fleet.naks, fleet.expirations, fleet.releases,
-      fleet.declines, fleet.vanished, fleet.reboots, fleet.gave_up, fleet.retransmissions,
-      fleet.unicast_blocked, engine.discovers, engine.offers, engine.grants, engine.renewals,
-      engine.rebinds, engine.naks, engine.declines, engine.releases, engine.expirations,
-      engine.ignored, engine.pool_exhausted, crashes, commits, failed_commits, records_committed,
-      lost_to_crashes, lost_while_down, undeliverable, audits, agreement_checks, to_server.sent,
-      to_server.dropped, to_server.duplicated, to_clients.sent, to_clients.dropped,
-      to_clients.duplicated, auditor_violation_count, finding_count);
-  for (const sim::Violation& violation : auditor_violations) {
-    text += fmt::format("\n  auditor {} at +{} ms: {}", to_string(violation.kind),
-                        (violation.at - kEpoch).count(), violation.detail);
-  }
-  for (const Finding& finding : findings) {
-    text += fmt::format("\n  server {} at +{} ms: {}", finding.rule, (finding.at - kEpoch).count(),
-                        finding.detail);
-  }
-  return text;
 }
 
 SimulationReport Simulator::run() {
@@ -213,8 +173,9 @@ void Simulator::finish() {
   report_.auditor_violations = fleet_.auditor().violations();
   report_.auditor_violation_count = fleet_.auditor().violation_count();
   if (report_.fleet.unparsable > 0) {
-    invariants_.report(now_, "codec",
-                       fmt::format("the fleet could not parse {} replies", report_.fleet.unparsable));
+    invariants_.report(
+        now_, "codec",
+        fmt::format("the fleet could not parse {} replies", report_.fleet.unparsable));
   }
   report_.findings = invariants_.findings();
   report_.finding_count = invariants_.count();
@@ -243,7 +204,8 @@ void Simulator::open_store() {
 void Simulator::start_engine(TimePoint now) {
   if (!store_ || options_.store == StoreKind::Sqlite) open_store();
   engine_ = std::make_unique<engine::Engine>(config_);
-  const auto loaded = store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
+  const auto loaded =
+      store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
   if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
   // The store kept every commit, and what was restored is exactly what is stored.
   const StoreSnapshot records = snapshot();
@@ -264,7 +226,8 @@ void Simulator::schedule_crash(TimePoint after) {
 // The process dies: its memory, its offer holds and every reply still waiting for its commit
 // are gone. What was committed stays in the store (SQLite: the connection is closed too).
 void Simulator::crash(TimePoint now) {
-  if (options_.trace_address) trace(fmt::format("crash: {} uncommitted submissions lost", pending_.size()));
+  if (options_.trace_address)
+    trace(fmt::format("crash: {} uncommitted submissions lost", pending_.size()));
   ++report_.crashes;
   mix(0xc4a54);
   fold_engine_counters();
@@ -298,14 +261,16 @@ void Simulator::on_client_transmission(sim::Transmission& transmission) {
   }
   Datagram datagram;
   datagram.direction = Direction::ToServer;
-  datagram.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
+  datagram.payload.assign(buffer.begin(),
+                          buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
   datagram.to_broadcast = broadcast;
   datagram.source = transmission.message.ciaddr;
   network_.send(std::move(datagram), now_);
 }
 
 void Simulator::deliver(Datagram datagram) {
-  mix(static_cast<std::uint64_t>(unix_ms(now_)) * 2 + static_cast<std::uint64_t>(datagram.direction));
+  mix(static_cast<std::uint64_t>(unix_ms(now_)) * 2 +
+      static_cast<std::uint64_t>(datagram.direction));
   for (const std::uint8_t byte : datagram.payload) mix(byte);
   if (datagram.direction == Direction::ToClients) {
     if (datagram.to_address && fleet_.holder_of(*datagram.to_address) != datagram.chaddr) {
@@ -325,9 +290,9 @@ void Simulator::deliver(Datagram datagram) {
 void Simulator::serve(const Datagram& datagram) {
   const auto message = wire::parse(datagram.payload);
   if (!message) {
-    invariants_.report(now_, "codec",
-                       fmt::format("a client message did not parse: {}",
-                                   wire::to_string(message.error().kind)));
+    invariants_.report(
+        now_, "codec",
+        fmt::format("a client message did not parse: {}", wire::to_string(message.error().kind)));
     return;
   }
   engine::Ingress ingress;
@@ -360,21 +325,23 @@ std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
   const wire::Message& message = reply.message;
   const bool routed = [&] {
     switch (reply.route) {
-      case engine::Route::Relay: return false;  // giaddr is always 0 here
+      case engine::Route::Relay:
+        return false;  // giaddr is always 0 here
       case engine::Route::Ciaddr:
         return !message.ciaddr.is_zero() && reply.destination == message.ciaddr;
-      case engine::Route::Broadcast: return reply.destination == kBroadcast;
+      case engine::Route::Broadcast:
+        return reply.destination == kBroadcast;
       case engine::Route::DirectToClient:
         return !message.yiaddr.is_zero() && reply.destination == message.yiaddr;
     }
     return false;
   }();
   if (!routed || reply.port != engine::kClientPort) {
-    invariants_.report(now_, "routing",
-                       fmt::format("{} reply to {}:{} (ciaddr {}, yiaddr {})",
-                                   engine::to_string(reply.route), reply.destination.to_string(),
-                                   reply.port, message.ciaddr.to_string(),
-                                   message.yiaddr.to_string()));
+    invariants_.report(
+        now_, "routing",
+        fmt::format("{} reply to {}:{} (ciaddr {}, yiaddr {})", engine::to_string(reply.route),
+                    reply.destination.to_string(), reply.port, message.ciaddr.to_string(),
+                    message.yiaddr.to_string()));
     return std::nullopt;
   }
   std::array<std::uint8_t, 1500> buffer{};
@@ -386,7 +353,8 @@ std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
   }
   Datagram datagram;
   datagram.direction = Direction::ToClients;
-  datagram.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
+  datagram.payload.assign(buffer.begin(),
+                          buffer.begin() + static_cast<std::ptrdiff_t>(built->size));
   datagram.to_broadcast = reply.route == engine::Route::Broadcast;
   datagram.source = kServerAddress;
   if (reply.route == engine::Route::Ciaddr) datagram.to_address = reply.destination;
@@ -430,8 +398,9 @@ void Simulator::commit_due() {
   invariants_.on_commit(batch, *results, now_);
   for (std::size_t i = 0; options_.trace_address && i < batch.size(); ++i) {
     if (!traced(batch[i].address)) continue;
-    trace(fmt::format("commit {} {}", describe(batch[i]),
-                      (*results)[i] == store::WriteResult::Written ? "written" : "REFUSED (stale)"));
+    trace(
+        fmt::format("commit {} {}", describe(batch[i]),
+                    (*results)[i] == store::WriteResult::Written ? "written" : "REFUSED (stale)"));
   }
   ++report_.commits;
   report_.records_committed += batch.size();
@@ -505,11 +474,11 @@ void Simulator::trace_exchange(const wire::Message& request, const engine::Outco
                      (outcome.reply && traced(outcome.reply->message.yiaddr));
   if (!about) return;
   const auto type = request.type();
-  std::string line = fmt::format(
-      "{} from {} xid={:#010x} ciaddr={} requested={} -> {} ({})",
-      type ? wire::to_string(*type) : "?", request.hardware_address().to_string(), request.xid,
-      request.ciaddr.to_string(), requested ? requested->to_string() : "-",
-      engine::to_string(outcome.event.kind), outcome.event.reason);
+  std::string line =
+      fmt::format("{} from {} xid={:#010x} ciaddr={} requested={} -> {} ({})",
+                  type ? wire::to_string(*type) : "?", request.hardware_address().to_string(),
+                  request.xid, request.ciaddr.to_string(), requested ? requested->to_string() : "-",
+                  engine::to_string(outcome.event.kind), outcome.event.reason);
   if (outcome.reply) {
     const auto reply_type = outcome.reply->message.type();
     line += fmt::format(", {} yiaddr={} via {}", reply_type ? wire::to_string(*reply_type) : "?",
@@ -521,36 +490,12 @@ void Simulator::trace_exchange(const wire::Message& request, const engine::Outco
 }
 
 void Simulator::trace(const std::string& line) const {
-  std::printf("trace +%lld ms %s\n", static_cast<long long>((now_ - start_).count()),
-              line.c_str());
-}
-
-std::optional<Ipv4> trace_address_from_environment() {
-  const char* text = std::getenv("LANDLORD_SIM_TRACE");
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  return Ipv4::parse(text);
+  std::printf("trace +%lld ms %s\n", static_cast<long long>((now_ - start_).count()), line.c_str());
 }
 
 void Simulator::mix(std::uint64_t value) {
   constexpr std::uint64_t kPrime = 0x100000001b3ull;  // FNV-1a, a word at a time
   report_.digest = (report_.digest ^ value) * kPrime;
-}
-
-std::vector<std::uint64_t> seeds_from_environment(std::size_t default_count) {
-  if (const char* one = std::getenv("LANDLORD_SIM_SEED"); one != nullptr && *one != '\0') {
-    return {std::strtoull(one, nullptr, 10)};
-  }
-  std::size_t count = default_count;
-  if (const char* many = std::getenv("LANDLORD_SIM_SEEDS"); many != nullptr && *many != '\0') {
-    count = std::strtoull(many, nullptr, 10);
-  }
-  std::uint64_t first = 1;
-  if (const char* from = std::getenv("LANDLORD_SIM_FIRST_SEED"); from != nullptr && *from != '\0') {
-    first = std::strtoull(from, nullptr, 10);
-  }
-  std::vector<std::uint64_t> seeds;
-  for (std::size_t i = 0; i < count; ++i) seeds.push_back(first + i);
-  return seeds;
 }
 
 }  // namespace landlord::simulation

@@ -12,17 +12,18 @@
 #include <vector>
 
 #include "invariants.hpp"
-#include "lossy_network.hpp"
 #include "landlord/config/config.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/sim/fleet.hpp"
 #include "landlord/store/lease_store.hpp"
+#include "lossy_network.hpp"
 
 namespace landlord::simulation {
 
 using namespace std::chrono_literals;
 
 inline constexpr Ipv4 kServerAddress{198, 18, 0, 1};  // the server's interface address
+inline constexpr TimePoint kSimulationEpoch = time_from_unix_ms(1'800'000'000'000);  // virtual t0
 
 enum class StoreKind : std::uint8_t { Memory, Sqlite };
 

@@ -47,16 +47,16 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
     options.workload.decline_fraction = 0.4;
   }
   if (pick.chance(0.5)) {
-    options.workload.block_unicast =
-        sim::Window{std::chrono::minutes(pick.between(5, 20)), std::chrono::minutes(pick.between(5, 20))};
+    options.workload.block_unicast = sim::Window{std::chrono::minutes(pick.between(5, 20)),
+                                                 std::chrono::minutes(pick.between(5, 20))};
   }
   const Duration lease_times[] = {std::chrono::minutes(1), std::chrono::minutes(2),
                                   std::chrono::minutes(5), std::chrono::minutes(10)};
   options.lease_time = lease_times[pick.between(0, 3)];
   options.offer_hold = pick.chance(0.3) ? std::chrono::seconds(2) : std::chrono::seconds(30);
   options.authoritative = pick.chance(0.8);
-  const auto pool_size = static_cast<std::uint32_t>(
-      static_cast<double>(clients) * (0.6 + pick.unit() * 0.8));
+  const auto pool_size =
+      static_cast<std::uint32_t>(static_cast<double>(clients) * (0.6 + pick.unit() * 0.8));
   options.pool = {Ipv4{198, 18, 0, 10}, Ipv4{Ipv4{198, 18, 0, 10}.to_uint() + pool_size - 1}};
   const auto link = [&] {
     LinkFaults faults;
