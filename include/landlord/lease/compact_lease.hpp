@@ -9,9 +9,9 @@
 //   - option 61 is usually htype + chaddr ("01" + MAC), so it is derived from the hardware
 //     address as well; any other client id goes to the record's LeaseExtra;
 //   - a hostname (a minority of clients) lives in the LeaseExtra too.
-// A lease that does not fit these forms (chaddr longer than 6 bytes, a key that is not derived
-// from id and chaddr, T1/T2 that are not whole seconds) is kept whole in its LeaseExtra, so
-// every Lease round-trips exactly.
+// A lease that does not fit these forms (chaddr longer than 6 bytes, option 61 longer than 255,
+// a key not derived from id and chaddr, T1/T2 that are not whole seconds) is kept whole in its
+// LeaseExtra, so every Lease round-trips exactly.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -26,7 +26,7 @@ namespace landlord::lease {
 enum class ClientIdForm : std::uint8_t {
   None,     // the client sent none
   Chaddr,   // htype followed by chaddr: the RFC 2132 §9.14 form most clients send
-  InExtra,  // anything else: LeaseExtra::client_id
+  InExtra,  // anything else: LeaseExtra::client_id()
 };
 
 // What a record keeps out of line (48 bytes). A record points at one only when it needs it.
@@ -42,7 +42,8 @@ struct LeaseExtra {
   bool empty() const { return text.empty() && whole == nullptr; }
 };
 
-// 56 bytes. Each field is as wide as the values it must hold exactly:
+// 56 bytes. Each field is as wide as the values it must hold exactly. A record kept whole sets
+// only address, state and extra.
 struct CompactLease {
   static constexpr std::uint32_t kNoExtra = 0xffffffffu;
   static constexpr std::size_t kInlineChaddr = 6;  // Ethernet; longer chaddrs keep the whole lease

@@ -45,10 +45,10 @@ class LeaseTable {
   std::optional<Facts> facts(const ClientKey& client) const;
 
   std::optional<Lease> find(Ipv4 address) const;
-  // The allocator's class for `address` (allocator.hpp), without building its record.
-  Availability availability(Ipv4 address) const;
   // The client's most recent record (any state), if any.
   std::optional<Lease> find(const ClientKey& client) const;
+  // The allocator's class for `address` (allocator.hpp), without building its record.
+  Availability availability(Ipv4 address) const;
 
   // Inserts or replaces the record for record.address (never 0.0.0.0). Any state but Offered;
   // a hold on the address is dropped together with the record it covered. Deadline:

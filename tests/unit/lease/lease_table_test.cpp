@@ -269,6 +269,16 @@ TEST(LeaseTable, HandsBackEveryFieldOfEveryKindOfLease) {
     const auto by_address = table.find(lease.address);
     ASSERT_TRUE(by_address.has_value());
     expect_same(*by_address, lease);
+    // What the engine reads in place agrees with the whole record.
+    const auto facts = table.facts(lease.address, lease.client);
+    ASSERT_TRUE(facts.has_value());
+    EXPECT_EQ(facts->state, lease.state);
+    EXPECT_EQ(facts->subnet_id, lease.subnet_id);
+    EXPECT_EQ(facts->fencing_token, lease.fencing_token);
+    EXPECT_EQ(facts->has_client, !lease.client.empty());
+    EXPECT_TRUE(facts->of_client);
+    EXPECT_FALSE(table.facts(lease.address, client(200))->of_client);
+    EXPECT_EQ(table.availability(lease.address), Availability::of(&lease));
     if (!lease.client.empty()) {
       const auto by_client = table.find(lease.client);
       ASSERT_TRUE(by_client.has_value());
