@@ -1,5 +1,5 @@
 // Codec speed on real packets: parse and build of each kind of frame in the capture
-// (shared/testdata/captures/real-clients.pcap). Run: build/release/bench/wire_bench
+// (tests/data/captures/real-clients.pcap). Run: build/release/bench/wire_bench
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -16,7 +16,7 @@ using namespace landlord::wire;
 
 const std::vector<std::uint8_t>& frame(std::size_t number) {
   static const auto datagrams =
-      landlord::test::read_udp_datagrams(LANDLORD_SHARED_DIR "/testdata/captures/real-clients.pcap");
+      landlord::test::read_udp_datagrams(LANDLORD_CAPTURES_DIR "/real-clients.pcap");
   for (const auto& datagram : datagrams) {
     if (datagram.frame_number == number) return datagram.payload;
   }

@@ -1,4 +1,4 @@
-// Every frame of the real-client capture (shared/testdata/captures/README.md) as a test vector:
+// Every frame of the real-client capture (tests/data/captures/README.md, copied from shared/testdata) as a test vector:
 // dhclient, busybox udhcpc and dhcpcd talking to ISC Kea.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 namespace landlord::wire {
 namespace {
 
-const std::string kCapture = LANDLORD_SHARED_DIR "/testdata/captures/real-clients.pcap";
+const std::string kCapture = LANDLORD_CAPTURES_DIR "/real-clients.pcap";
 const std::string kCorpus = LANDLORD_SOURCE_DIR "/tests/fuzz/corpus";
 
 const std::vector<test::UdpDatagram>& datagrams() {
@@ -107,10 +107,10 @@ TEST(Capture, HoldsSeventeenDhcpDatagrams) {
 }
 
 TEST(PcapReader, RefusesWhatIsNotAClassicPcap) {
-  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_SHARED_DIR "/testdata/captures/missing.pcap"),
+  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_CAPTURES_DIR "/missing.pcap"),
                std::runtime_error);
   // The capture's README is a file, but not a pcap one.
-  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_SHARED_DIR "/testdata/captures/README.md"),
+  EXPECT_THROW(test::read_udp_datagrams(LANDLORD_CAPTURES_DIR "/README.md"),
                std::runtime_error);
 }
 

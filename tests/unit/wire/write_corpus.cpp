@@ -1,5 +1,5 @@
 // Writes the UDP payload of each frame of a capture as one seed file for the fuzzer:
-//   wire_write_corpus shared/testdata/captures/real-clients.pcap tests/fuzz/corpus
+//   wire_write_corpus tests/data/captures/real-clients.pcap tests/fuzz/corpus
 // Files are named <capture>-<frame number>, so regenerating gives the same names.
 #include <cstdio>
 #include <exception>
