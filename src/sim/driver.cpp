@@ -42,8 +42,12 @@ TimePoint RunClock::now() const {
 
 std::int64_t RunClock::precise_ns() const { return steady_ns(); }
 
-RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
-                            const std::function<void(double elapsed_s)>& progress) {
+namespace {
+
+// `Run` is a Fleet or a ClosedLoop driving one: both advance, receive and name a next deadline.
+template <class Run>
+RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& stop,
+                        const std::function<void(double elapsed_s)>& progress) {
   const RunClock clock;
   const double cpu_start = cpu_seconds();
   const std::int64_t start_ns = clock.precise_ns();
@@ -69,6 +73,18 @@ RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile b
     }
   }
   return {elapsed_s(), cpu_seconds() - cpu_start};
+}
+
+}  // namespace
+
+RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
+                            const std::function<void(double elapsed_s)>& progress) {
+  return run_loop(fleet, transport, stop, progress);
+}
+
+RealtimeResult run_realtime(ClosedLoop& loop, Transport& transport, const volatile bool& stop,
+                            const std::function<void(double elapsed_s)>& progress) {
+  return run_loop(loop, transport, stop, progress);
 }
 
 }  // namespace landlord::sim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace landlord::sim {
 
@@ -52,18 +53,31 @@ Fleet::Fleet(const Workload& workload, TimePoint start)
       drop_random_(derive_seed(workload.seed, 0xd209)) {
   if (workload_.stay.count() <= 0) workload_.stay = workload_.duration / 2;
   clients_.reserve(workload_.clients);
+  add_arrivals(start, workload_.arrival_rate_per_s, workload_.clients);
+}
+
+ClientIndex Fleet::add_arrivals(TimePoint from, double rate_per_s, std::size_t count) {
+  const auto first = static_cast<ClientIndex>(scheduled_);
+  if (count == 0) return first;
+  arrivals_.push_back({scheduled_, count, from, rate_per_s});
+  scheduled_ += count;
+  return first;
 }
 
 TimePoint Fleet::arrival_time(std::size_t index) const {
-  if (workload_.arrival_rate_per_s <= 0) return start_;
-  return start_ + Duration{static_cast<std::int64_t>(static_cast<double>(index) * 1000.0 /
-                                                     workload_.arrival_rate_per_s)};
+  // The run holding `index`: the last one starting at or before it.
+  const auto run = std::prev(std::upper_bound(
+      arrivals_.begin(), arrivals_.end(), index,
+      [](std::size_t i, const Arrivals& arrivals) { return i < arrivals.first; }));
+  if (run->rate_per_s <= 0) return run->from;
+  return run->from + Duration{static_cast<std::int64_t>(static_cast<double>(index - run->first) *
+                                                        1000.0 / run->rate_per_s)};
 }
 
 std::optional<TimePoint> Fleet::next_deadline() const {
   std::optional<TimePoint> next;
   if (!agenda_.empty()) next = agenda_.top().at;
-  if (arrived_ < workload_.clients) {
+  if (arrived_ < scheduled_) {
     const TimePoint arrival = arrival_time(arrived_);
     if (!next || arrival < *next) next = arrival;
   }
@@ -103,7 +117,7 @@ void Fleet::advance(TimePoint now, std::int64_t precise_ns, Sink& sink) {
 // New clients at the configured rate; each one's fate is drawn as it arrives, in order, so the
 // workload is the same for a seed whatever the server does.
 void Fleet::arrive(TimePoint now, std::int64_t precise_ns, Sink& sink) {
-  while (arrived_ < workload_.clients && arrival_time(arrived_) <= now) {
+  while (arrived_ < scheduled_ && arrival_time(arrived_) <= now) {
     const auto index = static_cast<ClientIndex>(arrived_++);
     const HardwareAddress mac = client_mac(workload_.seed, index);
     ClientIdentity identity{mac, {}};
@@ -116,6 +130,7 @@ void Fleet::arrive(TimePoint now, std::int64_t precise_ns, Sink& sink) {
     generation_.push_back(0);
     armed_.emplace_back();
     sent_ns_.push_back(0);
+    dora_.emplace_back();
     renew_fraction_.push_back(0);
     rebind_fraction_.push_back(0);
 
@@ -168,10 +183,14 @@ void Fleet::account(ClientIndex index, const Event& event, TimePoint now, std::i
   using Kind = Event::Kind;
   switch (event.kind) {
     case Kind::Offered:
+      if (dora_[index].offer_ns < 0) dora_[index].offer_ns = precise_ns;
       ++stats_.offers;
       latency(Exchange::Discover);
       break;
     case Kind::Leased:
+      if (event.exchange == Exchange::Request && dora_[index].ack_ns < 0) {
+        dora_[index].ack_ns = precise_ns;
+      }
       ++stats_.leases;
       latency(event.exchange);
       holders_[event.address] = index;
@@ -231,6 +250,13 @@ void Fleet::transmit(ClientIndex index, Transmission& transmission, TimePoint no
     return;
   }
   sent_ns_[index] = precise_ns;
+  DoraStamps& dora = dora_[index];
+  if (transmission.exchange == Exchange::Discover && dora.discover_ns < 0) {
+    dora.discover_ns = precise_ns;
+  }
+  if (transmission.exchange == Exchange::Request && dora.request_ns < 0) {
+    dora.request_ns = precise_ns;
+  }
   ++stats_.packets_sent;
   sink.send(transmission);
 }

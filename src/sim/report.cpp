@@ -114,6 +114,11 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
                        states[i]);
   }
   out += "},\n";
+  if (info.closed_loop) {
+    out += fmt::format(R"(  "closed_loop": {},)"
+                       "\n",
+                       closed_loop_json(*info.closed_loop));
+  }
   const Auditor& auditor = fleet.auditor();
   out += fmt::format(R"(  "violation_count": {},)"
                      "\n",
@@ -155,11 +160,53 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
   const double packets = static_cast<double>(s.packets_sent + s.packets_received);
   out += fmt::format("elapsed {:.2f} s  cpu {:.2f} s  packets per cpu-second {:.0f}\n",
                      info.elapsed_s, info.cpu_s, info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
+  if (info.closed_loop) out += closed_loop_text(*info.closed_loop);
   const Auditor& auditor = fleet.auditor();
   out += fmt::format("violations: {}\n", auditor.violation_count());
   for (const Violation& v : auditor.violations()) {
     out += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
   }
+  return out;
+}
+
+std::string closed_loop_json(const ClosedLoop& loop) {
+  const ClosedLoopPlan& plan = loop.plan();
+  std::string out = fmt::format(
+      R"({{"start_rate_per_s": {}, "factor": {}, "step_s": {:.3f}, "deadline_ms": {}, "max_miss_fraction": {}, "max_steps": {}, "steps": [)",
+      plan.start_rate_per_s, plan.factor, std::chrono::duration<double>(plan.step).count(),
+      plan.deadline.count(), plan.max_miss_fraction, plan.max_steps);
+  const auto& steps = loop.steps();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const StepResult& step = steps[i];
+    out += fmt::format(
+        R"({}{{"rate": {:.3f}, "clients": {}, "completed": {}, "completed_per_s": {:.3f}, "replies_missed": {}, "miss_fraction": {:.5f}, "passed": {}}})",
+        i ? ", " : "", step.rate_per_s, step.clients, step.completed, step.completed_per_s,
+        step.replies_missed, step.miss_fraction, step.passed ? "true" : "false");
+  }
+  const auto sustainable = loop.sustainable_dora_per_s();
+  out += fmt::format(R"(], "sustainable_dora_per_s": {}, "stopped_by": "{}"}})",
+                     sustainable ? fmt::format("{:.3f}", *sustainable) : std::string("null"),
+                     to_string(loop.stop_reason()));
+  return out;
+}
+
+std::string closed_loop_text(const ClosedLoop& loop) {
+  const ClosedLoopPlan& plan = loop.plan();
+  std::string out = fmt::format(
+      "closed loop: steps of {:.1f} s, x{} per step, a reply later than {} ms is a miss, a step "
+      "fails above {:.2f} % missed\n",
+      std::chrono::duration<double>(plan.step).count(), plan.factor, plan.deadline.count(),
+      plan.max_miss_fraction * 100);
+  for (const StepResult& step : loop.steps()) {
+    out += fmt::format(
+        "  step rate {:10.1f}/s  clients {:7}  completed {:10.1f}/s  missed {:6.2f} % {}\n",
+        step.rate_per_s, step.clients, step.completed_per_s, step.miss_fraction * 100,
+        step.passed ? "pass" : "FAIL");
+  }
+  const auto sustainable = loop.sustainable_dora_per_s();
+  out += sustainable ? fmt::format("sustainable: {:.1f} DORA/s", *sustainable)
+                     : std::string("sustainable: none (the first step failed)");
+  out += fmt::format(" (stopped by {})\n", to_string(loop.stop_reason()));
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "landlord/sim/report.hpp"
 #include "landlord/sim/transport.hpp"
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   std::string duration, stay, block_unicast, retransmit_base, renew_minimum, decline_wait;
   bool no_client_id = false;
   bool no_option82_check = false;
+  bool closed_loop = false;
+  ClosedLoopPlan plan;
+  std::string step, deadline;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
   app.add_option("--server", settings.server,
@@ -88,6 +92,21 @@ int main(int argc, char** argv) {
                "send no option 61: the server keys clients by chaddr");
   app.add_flag("--no-option82-check", no_option82_check,
                "relay mode: do not require replies to echo our option 82 (RFC 3046 §2.2)");
+  app.add_flag("--closed-loop", closed_loop,
+               "benchmark: fresh clients from --rate up, x--step-factor per step, until a step "
+               "misses more than --max-miss of its replies; --duration caps it, --clients (if "
+               "given) caps the clients over all steps");
+  app.add_option("--step", step, "closed loop: arrivals of one step (default 5s)");
+  app.add_option("--step-factor", plan.factor, "closed loop: rate factor per step (default 1.25)")
+      ->check(CLI::Range(1.0001, 100.0));
+  app.add_option("--deadline", deadline,
+                 "closed loop: an OFFER or ACK later than this is a miss (default 1s)");
+  app.add_option("--max-miss", plan.max_miss_fraction,
+                 "closed loop: a step fails when more than this fraction of replies miss "
+                 "(default 0.025)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-steps", plan.max_steps, "closed loop: at most this many steps (default 20)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--report", settings.report_path, "write the JSON report here");
   app.add_option("--pcap", settings.pcap_path, "write the traffic seen to this pcap file");
   CLI11_PARSE(app, argc, argv);
@@ -104,7 +123,9 @@ int main(int argc, char** argv) {
   if (!set_duration(duration, w.duration, "--duration") || !set_duration(stay, w.stay, "--stay") ||
       !set_duration(retransmit_base, settings.retransmit_base, "--retransmit-base") ||
       !set_duration(renew_minimum, settings.renew_minimum, "--renew-min") ||
-      !set_duration(decline_wait, settings.decline_wait, "--decline-wait")) {
+      !set_duration(decline_wait, settings.decline_wait, "--decline-wait") ||
+      !set_duration(step, plan.step, "--step") ||
+      !set_duration(deadline, plan.deadline, "--deadline")) {
     return kExitUsage;
   }
   if (!block_unicast.empty()) {
@@ -125,9 +146,20 @@ int main(int argc, char** argv) {
   }
   w.timing = Timing::with_retransmit_base(settings.retransmit_base, settings.renew_minimum);
   w.timing.decline_restart = settings.decline_wait;
+  if (closed_loop) {
+    if (plan.step.count() <= 0 || plan.deadline.count() <= 0 || w.arrival_rate_per_s <= 0) {
+      std::cerr << "landlord-sim: --closed-loop wants a positive --step, --deadline and --rate\n";
+      return kExitUsage;
+    }
+    plan.start_rate_per_s = w.arrival_rate_per_s;
+    if (app.count("--clients") > 0) plan.max_clients = w.clients;
+    w.clients = 0;  // the steps bring their own
+  }
 
   const RunClock clock;
   Fleet fleet(w, clock.now());
+  std::optional<ClosedLoop> loop;
+  if (closed_loop) loop.emplace(plan, fleet, clock.now());
 
   std::unique_ptr<Transport> transport;
   if (!settings.server.empty()) {
@@ -173,11 +205,21 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("\r{}\x1b[K", progress_line(fleet, elapsed_s)).c_str(), stdout);
     std::fflush(stdout);
   };
-  const RealtimeResult result = run_realtime(
-      fleet, *transport, g_stop, terminal ? std::function<void(double)>(progress) : nullptr);
+  const auto progress_if_terminal = terminal ? std::function<void(double)>(progress) : nullptr;
+  if (loop) {
+    std::fputs(fmt::format("closed loop: up to {} fresh clients if all {} steps pass; the pool "
+                           "must hold them all\n",
+                           loop->clients_needed(), plan.max_steps)
+                   .c_str(),
+               stdout);
+  }
+  const RealtimeResult result =
+      loop ? run_realtime(*loop, *transport, g_stop, progress_if_terminal)
+           : run_realtime(fleet, *transport, g_stop, progress_if_terminal);
   if (terminal) std::fputs("\n", stdout);
 
-  const RunInfo info{transport->name(), transport->note(), w.seed, result.elapsed_s, result.cpu_s};
+  const RunInfo info{transport->name(), transport->note(), w.seed,
+                     result.elapsed_s,  result.cpu_s,      loop ? &*loop : nullptr};
   std::fputs(report_text(fleet, info).c_str(), stdout);
   if (!settings.report_path.empty()) {
     std::ofstream out(settings.report_path);

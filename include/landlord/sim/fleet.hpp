@@ -87,9 +87,24 @@ struct Stats {
   std::array<std::vector<double>, kExchangeCount> latency_ms;
 };
 
+// When a client's first DORA happened, on the precise clock (-1: not yet). The closed-loop
+// benchmark judges each step by these: a reply counts only if it came within a deadline of the
+// request's first transmission.
+struct DoraStamps {
+  std::int64_t discover_ns = -1;  // first DISCOVER
+  std::int64_t offer_ns = -1;     // first OFFER accepted
+  std::int64_t request_ns = -1;   // first REQUEST in REQUESTING
+  std::int64_t ack_ns = -1;       // first ACK in REQUESTING
+};
+
 class Fleet {
  public:
   Fleet(const Workload& workload, TimePoint start);
+
+  // More new clients: `count` of them from `from` at `rate_per_s`, after those already
+  // scheduled (the closed-loop benchmark's steps). Returns the index of the first.
+  ClientIndex add_arrivals(TimePoint from, double rate_per_s, std::size_t count);
+  std::size_t scheduled_clients() const { return scheduled_; }
 
   // Arrivals, departures, restarts and client timers due by `now`.
   void advance(TimePoint now, std::int64_t precise_ns, Sink& sink);
@@ -119,6 +134,7 @@ class Fleet {
   // For tests: direct access to a client.
   const Client& client(ClientIndex index) const { return clients_[index]; }
   std::size_t client_count() const { return clients_.size(); }
+  const DoraStamps& dora_stamps(ClientIndex index) const { return dora_[index]; }
 
  private:
   enum class Agenda : std::uint8_t { Timer, Depart, Vanish, Restart };
@@ -128,6 +144,14 @@ class Fleet {
     Agenda what;
     std::uint32_t generation;  // Timer entries: stale when the client re-armed since
     bool operator>(const Due& other) const { return at > other.at; }
+  };
+
+  // A run of arrivals at one rate: the workload's own, then any added.
+  struct Arrivals {
+    std::size_t first = 0;
+    std::size_t count = 0;
+    TimePoint from{};
+    double rate_per_s = 0;
   };
 
   TimePoint arrival_time(std::size_t index) const;
@@ -144,10 +168,13 @@ class Fleet {
   Random random_;       // the workload's choices, drawn in arrival order
   Random drop_random_;  // the network's losses
   std::size_t arrived_ = 0;
+  std::size_t scheduled_ = 0;
+  std::vector<Arrivals> arrivals_;
   std::vector<Client> clients_;
   std::vector<std::uint32_t> generation_;
   std::vector<std::optional<TimePoint>> armed_;  // the deadline queued for each client
   std::vector<std::int64_t> sent_ns_;            // latest transmission per client, for latency
+  std::vector<DoraStamps> dora_;
   // Lease fraction at T1/T2, kept until the renewal/rebind succeeds.
   std::vector<double> renew_fraction_, rebind_fraction_;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> agenda_;

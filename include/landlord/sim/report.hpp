@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "landlord/sim/closed_loop.hpp"
 #include "landlord/sim/fleet.hpp"
 
 namespace landlord::sim {
@@ -13,10 +14,14 @@ struct RunInfo {
   std::uint64_t seed = 0;
   double elapsed_s = 0;  // wall time of the run
   double cpu_s = 0;      // process CPU time (user + system)
+  const ClosedLoop* closed_loop = nullptr;  // --closed-loop: its steps and verdict
 };
 
 std::string report_json(const Fleet& fleet, const RunInfo& info);
 std::string report_text(const Fleet& fleet, const RunInfo& info);
+// The closed-loop search: a JSON object, and lines for the summary.
+std::string closed_loop_json(const ClosedLoop& loop);
+std::string closed_loop_text(const ClosedLoop& loop);
 // One line for a terminal: clients per state, leases, packet rate.
 std::string progress_line(const Fleet& fleet, double elapsed_s);
 

@@ -13,6 +13,7 @@
 #include "landlord/base/expected.hpp"
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/base/ipv4.hpp"
+#include "landlord/sim/closed_loop.hpp"
 #include "landlord/sim/fleet.hpp"
 #include "landlord/sim/frames.hpp"
 
@@ -71,6 +72,9 @@ struct RealtimeResult {
   double cpu_s = 0;
 };
 RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
+                            const std::function<void(double elapsed_s)>& progress);
+// The same for the closed-loop benchmark, until its search stops.
+RealtimeResult run_realtime(ClosedLoop& loop, Transport& transport, const volatile bool& stop,
                             const std::function<void(double elapsed_s)>& progress);
 
 // The time base of a real run: wall clock at start plus steady time since.
