@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <netinet/in.h>
 
 #include <algorithm>
@@ -16,6 +18,13 @@ namespace landlord::server {
 bool Link::attaches(Ipv4 destination) const {
   return std::any_of(addresses.begin(), addresses.end(),
                      [&](const LinkAddress& entry) { return entry.subnet.contains(destination); });
+}
+
+Ipv4 Link::address_facing(Ipv4 destination) const {
+  auto found = std::find_if(addresses.begin(), addresses.end(), [&](const LinkAddress& entry) {
+    return entry.subnet.contains(destination);
+  });
+  return found != addresses.end() ? found->address : primary_address();
 }
 
 bool Link::is_broadcast_of(Ipv4 destination) const {
@@ -44,8 +53,13 @@ LinkTable LinkTable::scan() {
     auto link = std::find_if(links.begin(), links.end(),
                              [&](const Link& known) { return known.index == index; });
     if (link == links.end()) {
-      links.push_back(Link{index, entry->ifa_name, (entry->ifa_flags & IFF_LOOPBACK) != 0, {}});
+      links.push_back(
+          Link{index, entry->ifa_name, (entry->ifa_flags & IFF_LOOPBACK) != 0, {}, false});
       link = links.end() - 1;
+    }
+    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_PACKET) {
+      const auto* packet = reinterpret_cast<const sockaddr_ll*>(entry->ifa_addr);
+      link->ethernet = packet->sll_hatype == ARPHRD_ETHER;
     }
     if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET ||
         entry->ifa_netmask == nullptr) {

@@ -1,16 +1,22 @@
 #include "packet_socket.hpp"
 
 #include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "landlord/server/udp_frame.hpp"
 
 namespace landlord::server {
 namespace {
@@ -26,6 +32,18 @@ sockaddr_in to_sockaddr(Ipv4 address, std::uint16_t port) {
 }
 
 }  // namespace
+
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& io,
                                                        const config::Endpoint& listen) {
@@ -49,7 +67,11 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
   }
   if (socket.bind(endpoint, error)) return fail("cannot bind");
   if (socket.non_blocking(true, error)) return fail("cannot make non-blocking");
-  return PacketSocket{std::move(socket)};
+  // Protocol 0: this socket only sends; the kernel queues nothing to it.
+  FileDescriptor frames{::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
+  std::string frame_error;
+  if (!frames.valid()) frame_error = std::error_code{errno, std::generic_category()}.message();
+  return PacketSocket{std::move(socket), std::move(frames), std::move(frame_error)};
 }
 
 std::optional<Datagram> PacketSocket::receive(std::span<std::uint8_t> buffer,
@@ -113,6 +135,30 @@ std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,
   return {};
 }
 
+std::error_code PacketSocket::send_frame(std::span<const std::uint8_t> payload,
+                                         const Destination& destination,
+                                         std::uint16_t source_port) {
+  std::array<std::uint8_t, kIpv4UdpHeadersSize> headers;
+  write_ipv4_udp_headers(
+      headers, {destination.source_address, destination.address, source_port, destination.port},
+      payload);
+  sockaddr_ll link{};
+  link.sll_family = AF_PACKET;
+  link.sll_protocol = htons(ETH_P_IP);
+  link.sll_ifindex = static_cast<int>(destination.interface_index);
+  link.sll_halen = 6;
+  if (destination.frame_to) std::copy_n(destination.frame_to->begin(), 6, link.sll_addr);
+  std::array<iovec, 2> vectors{iovec{headers.data(), headers.size()},
+                               iovec{const_cast<std::uint8_t*>(payload.data()), payload.size()}};
+  msghdr header{};
+  header.msg_name = &link;
+  header.msg_namelen = sizeof link;
+  header.msg_iov = vectors.data();
+  header.msg_iovlen = vectors.size();
+  if (sendmsg(frame_socket_.get(), &header, 0) < 0) return last_error();
+  return {};
+}
+
 namespace {
 
 arpreq arp_request(Ipv4 address, const std::string& interface_name) {
@@ -126,11 +172,10 @@ arpreq arp_request(Ipv4 address, const std::string& interface_name) {
 
 }  // namespace
 
-std::error_code PacketSocket::install_arp_entry(Ipv4 address, const HardwareAddress& hardware,
+std::error_code PacketSocket::install_arp_entry(Ipv4 address, const Mac& hardware,
                                                 const std::string& interface_name) {
   arpreq request = arp_request(address, interface_name);
-  std::memcpy(request.arp_ha.sa_data, hardware.bytes().data(),
-              std::min<std::size_t>(hardware.length(), sizeof request.arp_ha.sa_data));
+  std::memcpy(request.arp_ha.sa_data, hardware.data(), hardware.size());
   request.arp_flags = ATF_COM;  // complete, not permanent
   if (ioctl(socket_.native_handle(), SIOCSARP, &request) != 0) return last_error();
   return {};

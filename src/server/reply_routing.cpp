@@ -16,7 +16,7 @@ Expected<Destination, RouteRefused> broadcast_on(const Link* ingress, std::uint1
   if (ingress == nullptr || ingress->loopback) {
     return unexpected(RouteRefused{"broadcast needs the client's link, which is unknown"});
   }
-  return Destination{kBroadcast, port, ingress->index, ingress->primary_address(), std::nullopt};
+  return Destination{kBroadcast, port, ingress->index, ingress->primary_address(), kBroadcastMac};
 }
 
 }  // namespace
@@ -49,11 +49,13 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
       }
       const HardwareAddress hardware = reply.message.hardware_address();
       if (hardware.type() != HardwareAddress::kEthernet || hardware.length() != 6) {
-        // No link-layer address we can put in the ARP table: broadcast, as §4.1 allows.
+        // No Ethernet address to send the frame to: broadcast, as §4.1 allows.
         return broadcast_on(ingress, reply.port);
       }
-      return Destination{destination, reply.port, ingress->index, ingress->primary_address(),
-                         hardware};
+      Mac mac{};
+      std::copy_n(hardware.bytes().begin(), mac.size(), mac.begin());
+      return Destination{destination, reply.port, ingress->index,
+                         ingress->address_facing(destination), mac};
     }
   }
   return unexpected(RouteRefused{"unknown route"});

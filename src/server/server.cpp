@@ -66,6 +66,12 @@ class Server {
     if (auto missing = resolve_interfaces(); !missing.empty()) {
       return unexpected("interface " + missing + " from server.interfaces does not exist");
     }
+    if (!socket_.sends_frames() && !config_.server.interfaces.empty()) {
+      spdlog::warn(
+          "cannot open a packet socket ({}): replies to clients without an address go through "
+          "ARP entries, and fail past the kernel's neighbour table size",
+          socket_.frame_error());
+    }
     spdlog::info(
         "serving on {}:{} ({})", config_.server.listen.address.to_string(),
         config_.server.listen.port,
@@ -202,20 +208,8 @@ class Server {
                     reply.message.hardware_address().to_string(), limit);
       return;
     }
-    if (destination->arp_hardware && ingress != nullptr) {
-      if (auto error = socket_.install_arp_entry(destination->address, *destination->arp_hardware,
-                                                 ingress->name)) {
-        arp_log_.log(spdlog::level::warn,
-                     "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
-                     destination->address.to_string(), ingress->name, error.message());
-        destination = Destination{kBroadcast, reply.port, ingress->index,
-                                  ingress->primary_address(), std::nullopt};
-      }
-    }
-    // The entry is left for the kernel to age out, as dnsmasq does.
-    const std::error_code sent =
-        socket_.send(std::span{send_buffer_.data(), built->size}, *destination);
-    if (sent) {
+    const std::span<const std::uint8_t> payload{send_buffer_.data(), built->size};
+    if (const std::error_code sent = deliver(payload, *destination, ingress)) {
       send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
                     destination->address.to_string(), destination->port, sent.message());
       return;
@@ -224,6 +218,29 @@ class Server {
                   reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
                   reply.message.xid, destination->address.to_string(), destination->port,
                   engine::to_string(reply.route), built->size);
+  }
+
+  // A reply to a client on the ingress link leaves as an Ethernet frame when it can: no ARP
+  // entry, no neighbour entry. Otherwise through the UDP socket, after an ARP entry for a client
+  // with no address yet.
+  std::error_code deliver(std::span<const std::uint8_t> payload, Destination destination,
+                          const Link* ingress) {
+    if (destination.frame_to && ingress != nullptr) {
+      if (ingress->ethernet && socket_.sends_frames()) {
+        return socket_.send_frame(payload, destination, config_.server.listen.port);
+      }
+      if (*destination.frame_to != kBroadcastMac) {
+        if (auto error = socket_.install_arp_entry(destination.address, *destination.frame_to,
+                                                   ingress->name)) {
+          arp_log_.log(spdlog::level::warn,
+                       "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
+                       destination.address.to_string(), ingress->name, error.message());
+          destination.address = kBroadcast;
+        }
+        // The entry is left for the kernel to age out, as dnsmasq does.
+      }
+    }
+    return socket_.send(payload, destination);
   }
 
   // ---- expiry ---------------------------------------------------------------------------

@@ -21,10 +21,13 @@ struct Link {
   std::string name;
   bool loopback = false;
   std::vector<LinkAddress> addresses;
+  bool ethernet = false;  // ARPHRD_ETHER (veth, bridge, NIC): replies may leave as frames
 
   bool attaches(Ipv4 destination) const;         // on one of this link's subnets
   bool is_broadcast_of(Ipv4 destination) const;  // 255.255.255.255 or a subnet's broadcast
   Ipv4 primary_address() const { return addresses.empty() ? Ipv4{} : addresses.front().address; }
+  // Our address on the subnet that holds `destination`, else the primary one.
+  Ipv4 address_facing(Ipv4 destination) const;
 };
 
 class LinkTable {

@@ -2,6 +2,7 @@
 // Carries out RFC 2131 §4.1 reply routing as the engine decided it (Reply::route), and
 // refuses any destination the server must not send to: replies go only to directly attached
 // clients, loopback, or relay agents reachable without a default route.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -14,14 +15,19 @@
 
 namespace landlord::server {
 
+using Mac = std::array<std::uint8_t, 6>;
+inline constexpr Mac kBroadcastMac{0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
 struct Destination {
   Ipv4 address;
   std::uint16_t port = engine::kClientPort;
   std::uint32_t interface_index = 0;  // 0: the routing table chooses the link
   Ipv4 source_address;                // 0: the kernel chooses
-  // For a client with no address yet: install address -> hardware in the ARP table of
-  // `interface_index` first, so the unicast needs no ARP reply from the client (RFC 2131 §4.1).
-  std::optional<HardwareAddress> arp_hardware;
+  // Set for a reply to a client on the ingress link (RFC 2131 §4.1): yiaddr at chaddr for a
+  // client with no address yet, or a broadcast (ff:ff:ff:ff:ff:ff). It leaves as an Ethernet
+  // frame to this MAC on `interface_index`, so no ARP entry is needed (the client could not
+  // answer an ARP request for an address it does not have yet).
+  std::optional<Mac> frame_to;
 };
 
 struct RouteRefused {

@@ -22,7 +22,7 @@ TEST(Links, ADefaultRouteIsNeverSpecific) {
 }
 
 TEST(Links, BroadcastAddressesOfALink) {
-  Link link{2, "ll-srv0", false, {{Ipv4{198, 18, 0, 1}, Cidr{Ipv4{198, 18, 0, 0}, 24}}}};
+  Link link{2, "ll-srv0", false, {{Ipv4{198, 18, 0, 1}, Cidr{Ipv4{198, 18, 0, 0}, 24}}}, true};
   EXPECT_TRUE(link.is_broadcast_of(kBroadcast));
   EXPECT_TRUE(link.is_broadcast_of(Ipv4{198, 18, 0, 255}));
   EXPECT_FALSE(link.is_broadcast_of(Ipv4{198, 18, 0, 1}));

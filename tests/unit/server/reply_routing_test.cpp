@@ -8,9 +8,16 @@ namespace {
 constexpr Ipv4 kServer{198, 18, 0, 1};
 
 LinkTable lab_links() {
-  Link loopback{1, "lo", true, {{Ipv4{127, 0, 0, 1}, Cidr{Ipv4{127, 0, 0, 0}, 8}}}};
-  Link client_side{2, "ll-srv0", false, {{kServer, Cidr{Ipv4{198, 18, 0, 0}, 24}}}};
-  Link relay_side{3, "ll-srv1", false, {{Ipv4{198, 18, 1, 1}, Cidr{Ipv4{198, 18, 1, 0}, 24}}}};
+  Link loopback{1, "lo", true, {{Ipv4{127, 0, 0, 1}, Cidr{Ipv4{127, 0, 0, 0}, 8}}}, false};
+  // The client side carries a second subnet: a direct reply comes from our address on yiaddr's.
+  Link client_side{2,
+                   "ll-srv0",
+                   false,
+                   {{kServer, Cidr{Ipv4{198, 18, 0, 0}, 24}},
+                    {Ipv4{198, 18, 8, 1}, Cidr{Ipv4{198, 18, 8, 0}, 24}}},
+                   true};
+  Link relay_side{
+      3, "ll-srv1", false, {{Ipv4{198, 18, 1, 1}, Cidr{Ipv4{198, 18, 1, 0}, 24}}}, true};
   return LinkTable{{loopback, client_side, relay_side}};
 }
 
@@ -45,7 +52,7 @@ TEST(ReplyRouting, RelayOnLinkGoesToGiaddrAtTheGivenPort) {
   EXPECT_EQ(destination->address, (Ipv4{198, 18, 1, 2}));
   EXPECT_EQ(destination->port, 67);
   EXPECT_EQ(destination->interface_index, 0u);
-  EXPECT_FALSE(destination->arp_hardware);
+  EXPECT_FALSE(destination->frame_to);
 }
 
 TEST(ReplyRouting, RelayBehindASpecificRouteIsReachable) {
@@ -95,6 +102,8 @@ TEST(ReplyRouting, BroadcastLeavesByTheIngressLinkFromItsAddress) {
   EXPECT_EQ(destination->address, kBroadcast);
   EXPECT_EQ(destination->interface_index, 2u);
   EXPECT_EQ(destination->source_address, kServer);
+  EXPECT_EQ(destination->frame_to, kBroadcastMac);
+  EXPECT_EQ(destination->port, 68);
 }
 
 TEST(ReplyRouting, BroadcastWithoutAKnownLinkIsRefused) {
@@ -103,7 +112,7 @@ TEST(ReplyRouting, BroadcastWithoutAKnownLinkIsRefused) {
                                    lab_routes()));
 }
 
-TEST(ReplyRouting, DirectToClientInstallsChaddrForYiaddr) {
+TEST(ReplyRouting, DirectToClientIsAFrameToChaddrForYiaddr) {
   auto links = lab_links();
   auto destination =
       resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100}),
@@ -111,8 +120,16 @@ TEST(ReplyRouting, DirectToClientInstallsChaddrForYiaddr) {
   ASSERT_TRUE(destination);
   EXPECT_EQ(destination->address, (Ipv4{198, 18, 0, 100}));
   EXPECT_EQ(destination->interface_index, 2u);
-  ASSERT_TRUE(destination->arp_hardware);
-  EXPECT_EQ(destination->arp_hardware->to_string(), "02:00:00:00:00:10");
+  EXPECT_EQ(destination->source_address, kServer);
+  EXPECT_EQ(destination->frame_to, (Mac{0x02, 0, 0, 0, 0, 0x10}));
+}
+
+TEST(ReplyRouting, DirectToClientComesFromOurAddressOnYiaddrsSubnet) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::DirectToClient, Ipv4{198, 18, 8, 9}),
+                                         links.find(2u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->source_address, (Ipv4{198, 18, 8, 1}));
 }
 
 TEST(ReplyRouting, DirectToClientOffLinkIsRefused) {
@@ -124,11 +141,11 @@ TEST(ReplyRouting, DirectToClientOffLinkIsRefused) {
 TEST(ReplyRouting, DirectToClientWithoutAnEthernetAddressFallsBackToBroadcast) {
   auto links = lab_links();
   auto message = reply(engine::Route::DirectToClient, Ipv4{198, 18, 0, 100});
-  message.message.htype = 6;  // IEEE 802: no ARP entry we can write
+  message.message.htype = 6;  // IEEE 802: no Ethernet address to send a frame to
   auto destination = resolve_destination(message, links.find(2u), links, lab_routes());
   ASSERT_TRUE(destination);
   EXPECT_EQ(destination->address, kBroadcast);
-  EXPECT_FALSE(destination->arp_hardware);
+  EXPECT_EQ(destination->frame_to, kBroadcastMac);
 }
 
 }  // namespace

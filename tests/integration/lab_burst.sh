@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A burst of address-less clients on the server's own link, more than the kernel's neighbour
+# table holds (gc_thresh3 = 1024): every one must get a lease. Direct replies (yiaddr at chaddr)
+# leave as Ethernet frames, not through an ARP entry per client, so nothing runs out.
+# landlord in namespace "<prefix>s" (198.18.0.1/20), landlord-sim speaking Ethernet from
+# "<prefix>c" over a veth. Needs root; skips (77) otherwise.
+# Usage: lab_burst.sh path/to/landlord-sim path/to/landlord [clients] [rate]
+set -euo pipefail
+
+SIM=${1:?usage: lab_burst.sh landlord-sim landlord [clients] [rate]}
+LANDLORD=${2:?usage: lab_burst.sh landlord-sim landlord [clients] [rate]}
+CLIENTS=${3:-3000}
+RATE=${4:-1000}
+[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
+
+WORK=$(mktemp -d /tmp/lab_burst.XXXXXX)
+PREFIX="lbu$$"
+SERVER_NS="${PREFIX}s"
+CLIENT_NS="${PREFIX}c"
+SERVER_IF="${PREFIX}s0"
+CLIENT_IF="${PREFIX}c0"
+SERVER_PID=""
+cleanup() {
+  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  ip netns del "$SERVER_NS" 2>/dev/null || true
+  ip netns del "$CLIENT_NS" 2>/dev/null || true
+  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT INT TERM
+
+ip netns add "$SERVER_NS" || { echo "SKIP: cannot create network namespaces"; exit 77; }
+ip netns add "$CLIENT_NS"
+ip link add "$SERVER_IF" type veth peer name "$CLIENT_IF"
+ip link set "$SERVER_IF" netns "$SERVER_NS"
+ip link set "$CLIENT_IF" netns "$CLIENT_NS"
+ip -n "$SERVER_NS" addr add 198.18.0.1/20 dev "$SERVER_IF"
+ip -n "$SERVER_NS" link set "$SERVER_IF" up
+ip -n "$SERVER_NS" link set lo up
+ip -n "$CLIENT_NS" link set "$CLIENT_IF" up
+ip -n "$CLIENT_NS" link set lo up
+cat > "$WORK/landlord.yaml" <<YAML
+server:
+  interfaces: [$SERVER_IF]
+  listen: 0.0.0.0:67
+  server-id: 198.18.0.1
+store:
+  type: sqlite
+  path: $WORK/leases.db
+lease:
+  time: 10m
+subnets:
+  - subnet: 198.18.0.0/20
+    interfaces: [$SERVER_IF]
+    pools: [198.18.1.0-198.18.15.250]
+log:
+  level: warn
+YAML
+ip netns exec "$SERVER_NS" "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+SERVER_PID=$!
+sleep 1
+kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
+
+status=0
+timeout 90 ip netns exec "$CLIENT_NS" "$SIM" --interface "$CLIENT_IF" --clients "$CLIENTS" \
+  --rate "$RATE" --duration 20s --seed 11 --report "$WORK/report.json" || status=$?
+[[ -s $WORK/report.json ]] || fail "no report (landlord-sim exit $status)"
+jq -c '{clients, leases_acquired, timeouts, states_at_end, violation_count}' "$WORK/report.json"
+neighbours=$(ip -n "$SERVER_NS" neigh show dev "$SERVER_IF" | wc -l)
+echo "neighbour entries on $SERVER_IF: $neighbours"
+# Datagrams the kernel dropped for want of a neighbour entry (ENOBUFS, silent for UDP).
+ip netns exec "$SERVER_NS" nstat -az UdpSndbufErrors 2>/dev/null | grep Udp || true
+grep -E 'ARP|broadcasting|send to' "$WORK/landlord.log" | head -5 || true
+
+kill -0 "$SERVER_PID" 2>/dev/null || fail "landlord died: $(tail -5 "$WORK/landlord.log")"
+[[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
+jq -e '.violation_count == 0' "$WORK/report.json" >/dev/null ||
+  fail "violations: $(jq -c .violations "$WORK/report.json")"
+jq -e --argjson n "$CLIENTS" '.leases_acquired >= $n' "$WORK/report.json" >/dev/null ||
+  fail "not every client got a lease: $(jq -c '{leases_acquired, states_at_end}' "$WORK/report.json")"
+echo "PASS: $CLIENTS address-less clients in a burst at $RATE/s all leased"
