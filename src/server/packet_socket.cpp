@@ -56,8 +56,9 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
                                   error.message()));
   };
   if (socket.open(ip::udp::v4(), error)) return fail("cannot open a socket for");
-  if (socket.set_option(ip::udp::socket::reuse_address(true), error))
-    return fail("SO_REUSEADDR on");
+  // No SO_REUSEADDR: a second server on the same port must fail here, not share the port and
+  // hand out addresses from a lease table of its own. (UDP has no TIME_WAIT: a restart right
+  // after the last process exits binds without it.)
   if (socket.set_option(boost::asio::socket_base::broadcast(true), error))
     return fail("SO_BROADCAST on");
   const int on = 1;
@@ -65,7 +66,13 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
     error.assign(errno, boost::system::system_category());
     return fail("IP_PKTINFO on");
   }
-  if (socket.bind(endpoint, error)) return fail("cannot bind");
+  if (socket.bind(endpoint, error)) {
+    if (error == boost::asio::error::address_in_use) {
+      return unexpected(fmt::format("port {} on {} is in use by another process", listen.port,
+                                    listen.address.to_string()));
+    }
+    return fail("cannot bind");
+  }
   if (socket.non_blocking(true, error)) return fail("cannot make non-blocking");
   // Protocol 0: this socket only sends; the kernel queues nothing to it.
   FileDescriptor frames{::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};

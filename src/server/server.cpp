@@ -438,6 +438,13 @@ class Server {
 
 int run(config::Config config, const ServerOptions& options) {
   apply_overrides(config, options);
+  // The port first: a second server for the same port stops here, before it touches any store.
+  boost::asio::io_context io;
+  auto socket = PacketSocket::open(io, config.server.listen);
+  if (!socket) {
+    spdlog::critical("{}", socket.error());
+    return 1;
+  }
   auto opened = store::open_store(config.store);
   if (!opened) {
     spdlog::critical("cannot open the lease store: {}", opened.error().message);
@@ -459,12 +466,6 @@ int run(config::Config config, const ServerOptions& options) {
   }
   spdlog::info("restored {} lease records from {}", restored, config.store.path);
 
-  boost::asio::io_context io;
-  auto socket = PacketSocket::open(io, config.server.listen);
-  if (!socket) {
-    spdlog::critical("{}", socket.error());
-    return 1;
-  }
   store::CommitQueueOptions queue_options;
   queue_options.batch_max = config.store.batch_max;
   queue_options.batch_wait = config.store.batch_wait;
