@@ -57,9 +57,12 @@ class CommitPipeline {
  public:
   using Done = std::function<void(CommitStatus)>;
 
+  // Retries of a failing store back off from `retry_first`, doubling to `retry_max`: short, so
+  // the first ACK after a fault clears comes within about a second (a retry is one transaction
+  // on the store's worker thread; the error line stays at one per 5 s).
   CommitPipeline(boost::asio::io_context& io, Committer& committer,
-                 std::chrono::milliseconds retry_first = std::chrono::seconds{1},
-                 std::chrono::milliseconds retry_max = std::chrono::seconds{10});
+                 std::chrono::milliseconds retry_first = std::chrono::milliseconds{50},
+                 std::chrono::milliseconds retry_max = std::chrono::seconds{1});
 
   // `done` runs on the io_context's thread, never inside submit().
   void submit(std::vector<lease::Lease> records, Done done);
