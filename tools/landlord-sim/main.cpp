@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
   std::string duration, stay, block_unicast, retransmit_base, renew_minimum, decline_wait;
   bool no_client_id = false;
   bool no_option82_check = false;
-  bool closed_loop = false;
-  ClosedLoopPlan plan;
+  bool& closed_loop = settings.closed_loop;
+  ClosedLoopPlan& plan = settings.closed_loop_plan;
   std::string step, deadline;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
@@ -147,12 +147,14 @@ int main(int argc, char** argv) {
   w.timing = Timing::with_retransmit_base(settings.retransmit_base, settings.renew_minimum);
   w.timing.decline_restart = settings.decline_wait;
   if (closed_loop) {
-    if (plan.step.count() <= 0 || plan.deadline.count() <= 0 || w.arrival_rate_per_s <= 0) {
-      std::cerr << "landlord-sim: --closed-loop wants a positive --step, --deadline and --rate\n";
+    if (plan.step.count() <= 0 || plan.deadline.count() <= 0 || w.arrival_rate_per_s <= 0 ||
+        plan.factor <= 1 || plan.max_steps == 0) {
+      std::cerr << "landlord-sim: --closed-loop wants a positive --step, --deadline, --rate and "
+                   "--max-steps, and a --step-factor above 1\n";
       return kExitUsage;
     }
     plan.start_rate_per_s = w.arrival_rate_per_s;
-    if (app.count("--clients") > 0) plan.max_clients = w.clients;
+    if (settings.clients_given || app.count("--clients") > 0) plan.max_clients = w.clients;
     w.clients = 0;  // the steps bring their own
   }
 

@@ -102,8 +102,21 @@ Expected<void, std::string> load_scenario(const std::string& path, Settings& set
       settings.bind = text;
     else if (key == "interface")
       settings.interface = text;
-    else if (key == "clients")
+    else if (key == "clients") {
       problem = number(w.clients);
+      settings.clients_given = true;
+    } else if (key == "closed_loop")
+      settings.closed_loop = value.as<bool>(false);
+    else if (key == "step")
+      problem = duration(settings.closed_loop_plan.step);
+    else if (key == "step_factor")
+      problem = number(settings.closed_loop_plan.factor);
+    else if (key == "deadline")
+      problem = duration(settings.closed_loop_plan.deadline);
+    else if (key == "max_miss")
+      problem = fraction(settings.closed_loop_plan.max_miss_fraction);
+    else if (key == "max_steps")
+      problem = number(settings.closed_loop_plan.max_steps);
     else if (key == "rate")
       problem = number(w.arrival_rate_per_s);
     else if (key == "duration")

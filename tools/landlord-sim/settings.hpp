@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "landlord/base/expected.hpp"
+#include "landlord/sim/closed_loop.hpp"
 #include "landlord/sim/fleet.hpp"
 
 namespace landlord::sim::cli {
@@ -14,6 +15,9 @@ struct Settings {
   std::string bind = "127.0.0.1:0";
   std::string interface;  // L2 mode
   Workload workload;
+  bool clients_given = false;  // closed loop: `clients` caps the fresh clients of all steps
+  bool closed_loop = false;
+  ClosedLoopPlan closed_loop_plan;
   Duration retransmit_base = std::chrono::seconds(4);
   Duration renew_minimum = std::chrono::seconds(60);
   Duration decline_wait = std::chrono::seconds(10);

@@ -63,6 +63,25 @@ TEST(Scenario, LabLifecycleValues) {
   EXPECT_EQ(settings.renew_minimum, 2s);
 }
 
+TEST(Scenario, ClosedLoopKeys) {
+  const std::string path = ::testing::TempDir() + "/closed_loop_scenario.yaml";
+  std::ofstream(path) << "closed_loop: true\nrate: 300\nclients: 60000\nstep: 3s\n"
+                         "step_factor: 1.5\ndeadline: 500ms\nmax_miss: 0.01\nmax_steps: 7\n";
+  Settings settings;
+  const auto loaded = load_scenario(path, settings);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  EXPECT_TRUE(settings.closed_loop);
+  EXPECT_TRUE(settings.clients_given);
+  EXPECT_EQ(settings.closed_loop_plan.step, 3s);
+  EXPECT_DOUBLE_EQ(settings.closed_loop_plan.factor, 1.5);
+  EXPECT_EQ(settings.closed_loop_plan.deadline, 500ms);
+  EXPECT_DOUBLE_EQ(settings.closed_loop_plan.max_miss_fraction, 0.01);
+  EXPECT_EQ(settings.closed_loop_plan.max_steps, 7u);
+  Settings defaults;
+  EXPECT_FALSE(defaults.closed_loop);
+  EXPECT_FALSE(defaults.clients_given);
+}
+
 std::string error_for(const std::string& yaml) {
   const std::string path = ::testing::TempDir() + "/scenario_test.yaml";
   std::ofstream(path) << yaml;
@@ -83,6 +102,8 @@ TEST(Scenario, MistakesNameTheirPlace) {
   EXPECT_NE(error_for("block_unicast: 30s\n").find("FROM+LEN"), std::string::npos);
   EXPECT_NE(error_for("clients: [1, 2]\n").find("must be a scalar"), std::string::npos);
   EXPECT_NE(error_for("- a\n- b\n").find("a map of settings"), std::string::npos);
+  EXPECT_NE(error_for("max_miss: 2\n").find("max_miss must be a fraction"), std::string::npos);
+  EXPECT_NE(error_for("deadline: 1 s\n").find("deadline must be a duration"), std::string::npos);
 }
 
 }  // namespace
