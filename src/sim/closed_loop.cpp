@@ -16,12 +16,14 @@ std::int64_t nanoseconds(Duration duration) {
 // Every expected reply is decided by then: a REQUEST goes out at most 2 × deadline after the
 // DISCOVER (else its ACK is already a miss) and is judged a deadline later.
 Duration step_limit(const ClosedLoopPlan& plan) { return plan.step + 3 * plan.deadline; }
+// Room for a late wake-up: a step planned to end by the run's end is judged before it.
+constexpr Duration kStepMargin = std::chrono::seconds(1);
 
 }  // namespace
 
 std::string_view to_string(ClosedLoopStop stop) {
   switch (stop) {
-    case ClosedLoopStop::Running: return "running";
+    case ClosedLoopStop::Running: return "interrupted";
     case ClosedLoopStop::MissThreshold: return "miss-threshold";
     case ClosedLoopStop::Steps: return "max-steps";
     case ClosedLoopStop::Duration: return "duration";
@@ -101,7 +103,7 @@ void ClosedLoop::begin_step(TimePoint now) {
     stop_ = ClosedLoopStop::Steps;
   } else if (plan_.max_clients > 0 && clients_used_ + clients > plan_.max_clients) {
     stop_ = ClosedLoopStop::Clients;
-  } else if (now + step_limit(plan_) > end_) {
+  } else if (now + step_limit(plan_) + kStepMargin > end_) {
     stop_ = ClosedLoopStop::Duration;
   }
   if (stop_ != ClosedLoopStop::Running) return;

@@ -37,7 +37,7 @@ struct StepResult {
 };
 
 enum class ClosedLoopStop : std::uint8_t {
-  Running,
+  Running,        // in a report: interrupted (Ctrl-C) before the search ended
   MissThreshold,  // a step failed: the answer
   Steps,          // max_steps all passed: the server is faster than this search went
   Duration,       // the run's duration left no room for another step
@@ -67,8 +67,9 @@ class ClosedLoop {
     fleet_.receive(payload, now, precise_ns, sink);
   }
   std::optional<TimePoint> next_deadline() const;
+  // A step under way is judged first, even when it ends a little past the fleet's duration.
   bool finished(TimePoint now) const {
-    return stop_ != ClosedLoopStop::Running || fleet_.finished(now);
+    return stop_ != ClosedLoopStop::Running || (!in_step_ && fleet_.finished(now));
   }
 
   const ClosedLoopPlan& plan() const { return plan_; }

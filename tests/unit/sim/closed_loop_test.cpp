@@ -134,7 +134,7 @@ TEST(ClosedLoop, RepliesThatNeverComeAreMisses) {
 
 TEST(ClosedLoop, TheRunsDurationBoundsTheSearch) {
   ScriptedServer server({.lease_s = 3600});
-  // A step needs 5 s of arrivals plus 3 deadlines of room: two fit in 17 s, not a third.
+  // A step needs 5 s of arrivals, 3 deadlines and a second of room: two fit in 17 s, not three.
   Search search(plan_from(10), 17s);
   search.run(server);
   EXPECT_EQ(search.loop.steps().size(), 2u);
