@@ -204,7 +204,12 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   const bool terminal = ::isatty(STDOUT_FILENO) != 0;
   const auto progress = [&](double elapsed_s) {
-    std::fputs(fmt::format("\r{}\x1b[K", progress_line(fleet, elapsed_s)).c_str(), stdout);
+    std::string line = progress_line(fleet, elapsed_s);
+    if (loop && loop->stop_reason() == ClosedLoopStop::Running) {
+      line += fmt::format(" | step {} at {:.0f}/s", loop->steps().size() + 1,
+                          loop->current_rate_per_s());
+    }
+    std::fputs(fmt::format("\r{}\x1b[K", line).c_str(), stdout);
     std::fflush(stdout);
   };
   const auto progress_if_terminal = terminal ? std::function<void(double)>(progress) : nullptr;

@@ -75,6 +75,8 @@ class ClosedLoop {
   const ClosedLoopPlan& plan() const { return plan_; }
   const std::vector<StepResult>& steps() const { return steps_; }
   ClosedLoopStop stop_reason() const { return stop_; }
+  // The offered rate of the step under way (or next).
+  double current_rate_per_s() const { return next_rate_per_s_; }
   // completed_per_s of the last step that passed; nullopt when the first step failed.
   std::optional<double> sustainable_dora_per_s() const;
   // Fresh clients all max_steps would need if every step passed: the pool to configure.
