@@ -26,16 +26,19 @@ void CommitPipeline::submit(std::vector<lease::Lease> records, Done done) {
     boost::asio::post(io_, [done = std::move(done)] { done(CommitStatus::Unavailable); });
     return;
   }
-  auto shared_records = std::make_shared<std::vector<lease::Lease>>(std::move(records));
-  auto shared_done = std::make_shared<Done>(std::move(done));
-  const bool accepted = committer_.submit(
-      *shared_records, [this, sequence, shared_records, shared_done](CommitResult result) {
-        boost::asio::post(io_, [this, sequence, shared_records, shared_done,
-                                result = std::move(result)]() mutable {
-          --in_flight_;
-          on_committed(sequence, *shared_records, std::move(result), *shared_done);
-        });
-      });
+  // The committer gets its own copy: on failure the records wait in the backlog.
+  std::vector<lease::Lease> copy = records;
+  const std::uint32_t slot = hold(InFlight{sequence, std::move(records), std::move(done)});
+  const bool accepted = committer_.submit(std::move(copy), [this, slot](CommitResult result) {
+    boost::asio::post(io_, [this, slot, result = std::move(result)]() mutable {
+      --in_flight_;
+      InFlight& entry = in_flight_slots_[slot];
+      on_committed(entry.sequence, entry.records, std::move(result), entry.done);
+      entry.records.clear();
+      entry.done = nullptr;
+      free_slots_.push_back(slot);
+    });
+  });
   if (accepted) {
     ++in_flight_;
     return;
@@ -43,8 +46,23 @@ void CommitPipeline::submit(std::vector<lease::Lease> records, Done done) {
   // Overload, not a failing store: drop this reply, keep its records for the retry.
   ++counters_.queue_full;
   ++counters_.replies_dropped_store_down;
-  keep_for_retry(sequence, *shared_records);
-  boost::asio::post(io_, [shared_done] { (*shared_done)(CommitStatus::Unavailable); });
+  InFlight& entry = in_flight_slots_[slot];
+  keep_for_retry(sequence, entry.records);
+  boost::asio::post(io_, [done = std::move(entry.done)] { done(CommitStatus::Unavailable); });
+  entry.records.clear();
+  entry.done = nullptr;
+  free_slots_.push_back(slot);
+}
+
+std::uint32_t CommitPipeline::hold(InFlight&& entry) {
+  if (free_slots_.empty()) {
+    in_flight_slots_.push_back(std::move(entry));
+    return static_cast<std::uint32_t>(in_flight_slots_.size() - 1);
+  }
+  const std::uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  in_flight_slots_[slot] = std::move(entry);
+  return slot;
 }
 
 void CommitPipeline::on_committed(std::uint64_t sequence, const std::vector<lease::Lease>& records,

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace landlord::server {
@@ -25,41 +26,86 @@ long long seconds(Duration duration) {
   return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
 }
 
+// One line per lease event at packet rate: written straight into a stack buffer, no
+// temporary strings (an address's or a MAC's to_string() allocates).
+using Line = fmt::memory_buffer;
+
+void append(Line& line, std::string_view text) { line.append(text.data(), text.data() + text.size()); }
+
+void append(Line& line, Ipv4 address) {
+  const std::uint32_t value = address.to_uint();
+  fmt::format_to(std::back_inserter(line), "{}.{}.{}.{}", value >> 24, (value >> 16) & 0xff,
+                 (value >> 8) & 0xff, value & 0xff);
+}
+
+void append_hex(Line& line, std::span<const std::uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (std::size_t index = 0; index < bytes.size(); ++index) {
+    if (index > 0) line.push_back(':');
+    line.push_back(kDigits[bytes[index] >> 4]);
+    line.push_back(kDigits[bytes[index] & 0xf]);
+  }
+}
+
+void append_identity(Line& line, const HardwareAddress& hardware, const ClientId& client_id) {
+  append(line, " client ");
+  append_hex(line, hardware.bytes());
+  if (!client_id.empty()) {
+    append(line, " id ");
+    append_hex(line, client_id.bytes());
+  }
+}
+
+void write(spdlog::level::level_enum level, const Line& line) {
+  spdlog::default_logger_raw()->log(level, spdlog::string_view_t{line.data(), line.size()});
+}
+
 }  // namespace
 
 void log_lease_event(const engine::Event& event, const Requester& requester, Duration lease_time,
                      std::string_view link_name) {
   const auto level = is_lease_event(event.kind) ? spdlog::level::info : spdlog::level::debug;
   if (!spdlog::should_log(level)) return;
-  const std::string identity =
-      requester.hardware.to_string() +
-      (requester.client_id.empty() ? std::string{} : " id " + requester.client_id.to_string());
-  const std::string via =
-      requester.giaddr.is_zero() ? std::string{link_name} : "relay " + requester.giaddr.to_string();
-  if (event.kind == engine::EventKind::Nak || event.kind == engine::EventKind::Ignore) {
-    spdlog::log(level, "{} {} client {} via {}: {}", engine::to_string(event.kind),
-                event.address.to_string(), identity, via, event.reason);
-  } else if (lease_time.count() > 0 &&
-             (event.kind == engine::EventKind::Grant || event.kind == engine::EventKind::Renew ||
-              event.kind == engine::EventKind::Rebind)) {
-    spdlog::log(level, "{} {} client {} lease {}s via {}", engine::to_string(event.kind),
-                event.address.to_string(), identity, seconds(lease_time), via);
+  Line line;
+  append(line, engine::to_string(event.kind));
+  line.push_back(' ');
+  append(line, event.address);
+  append_identity(line, requester.hardware, requester.client_id);
+  const bool nak_like =
+      event.kind == engine::EventKind::Nak || event.kind == engine::EventKind::Ignore;
+  const bool timed = !nak_like && lease_time.count() > 0 &&
+                     (event.kind == engine::EventKind::Grant ||
+                      event.kind == engine::EventKind::Renew ||
+                      event.kind == engine::EventKind::Rebind);
+  if (timed) fmt::format_to(std::back_inserter(line), " lease {}s", seconds(lease_time));
+  append(line, " via ");
+  if (requester.giaddr.is_zero()) {
+    append(line, link_name);
   } else {
-    spdlog::log(level, "{} {} client {} via {}{}{}", engine::to_string(event.kind),
-                event.address.to_string(), identity, via, event.reason.empty() ? "" : ": ",
-                event.reason);
+    append(line, "relay ");
+    append(line, requester.giaddr);
   }
+  if (nak_like || (!timed && !event.reason.empty())) {
+    append(line, ": ");
+    append(line, event.reason);
+  }
+  write(level, line);
 }
 
 void log_reclaimed(const lease::Lease& record) {
+  if (!spdlog::should_log(spdlog::level::info)) return;
+  Line line;
   if (record.client.empty()) {  // a decline hold ran out: the address is free again
-    spdlog::info("decline hold on {} ended; the address is free", record.address.to_string());
-    return;
+    append(line, "decline hold on ");
+    append(line, record.address);
+    append(line, " ended; the address is free");
+  } else {
+    append(line, "expire ");
+    append(line, record.address);
+    append_identity(line, record.hardware, record.client_id);
+    fmt::format_to(std::back_inserter(line), " (lease {}s)", seconds(record.lease_time));
   }
-  spdlog::info("expire {} client {}{} (lease {}s)", record.address.to_string(),
-               record.hardware.to_string(),
-               record.client_id.empty() ? std::string{} : " id " + record.client_id.to_string(),
-               seconds(record.lease_time));
+  write(spdlog::level::info, line);
 }
 
 }  // namespace landlord::server

@@ -81,38 +81,58 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
   return PacketSocket{std::move(socket), std::move(frames), std::move(frame_error)};
 }
 
-std::optional<Datagram> PacketSocket::receive(std::span<std::uint8_t> buffer,
-                                              std::error_code& error) {
-  sockaddr_in source{};
-  iovec vector{buffer.data(), buffer.size()};
-  alignas(cmsghdr) std::uint8_t control[CMSG_SPACE(sizeof(in_pktinfo))];
-  msghdr header{};
-  header.msg_name = &source;
-  header.msg_namelen = sizeof source;
-  header.msg_iov = &vector;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  const ssize_t received = recvmsg(socket_.native_handle(), &header, MSG_DONTWAIT);
+PacketSocket::Batch::Batch() {
+  for (std::size_t i = 0; i < kReceiveBatch; ++i) {
+    vectors[i] = iovec{buffers[i].data(), buffers[i].size()};
+    msghdr& header = headers[i].msg_hdr;
+    header = msghdr{};
+    header.msg_name = &sources[i];
+    header.msg_iov = &vectors[i];
+    header.msg_iovlen = 1;
+    header.msg_control = controls[i].bytes;
+  }
+  rearm(kReceiveBatch);
+}
+
+void PacketSocket::Batch::rearm(std::size_t count) {
+  // The kernel rewrites only these, and only in the headers it filled.
+  for (std::size_t i = 0; i < count; ++i) {
+    headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
+    headers[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
+  }
+}
+
+std::size_t PacketSocket::receive_batch(std::error_code& error) {
+  Batch& batch = *batch_;
+  batch.rearm(batch.filled);
+  batch.filled = 0;
+  const int received =
+      recvmmsg(socket_.native_handle(), batch.headers.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
   if (received < 0) {
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) error = last_error();
-    return std::nullopt;
+    return 0;
   }
-  Datagram datagram;
-  datagram.size = static_cast<std::size_t>(received);
-  datagram.truncated = (header.msg_flags & MSG_TRUNC) != 0;
-  datagram.source = Ipv4{ntohl(source.sin_addr.s_addr)};
-  datagram.source_port = ntohs(source.sin_port);
-  for (cmsghdr* message = CMSG_FIRSTHDR(&header); message != nullptr;
-       message = CMSG_NXTHDR(&header, message)) {
-    if (message->cmsg_level == IPPROTO_IP && message->cmsg_type == IP_PKTINFO) {
-      in_pktinfo info;
-      std::memcpy(&info, CMSG_DATA(message), sizeof info);
-      datagram.interface_index = static_cast<std::uint32_t>(info.ipi_ifindex);
-      datagram.header_destination = Ipv4{ntohl(info.ipi_addr.s_addr)};
+  const auto count = static_cast<std::size_t>(received);
+  batch.filled = count;
+  for (std::size_t i = 0; i < count; ++i) {
+    msghdr& header = batch.headers[i].msg_hdr;
+    Datagram& datagram = batch.datagrams[i];
+    datagram = Datagram{};
+    datagram.size = batch.headers[i].msg_len;
+    datagram.truncated = (header.msg_flags & MSG_TRUNC) != 0;
+    datagram.source = Ipv4{ntohl(batch.sources[i].sin_addr.s_addr)};
+    datagram.source_port = ntohs(batch.sources[i].sin_port);
+    for (cmsghdr* message = CMSG_FIRSTHDR(&header); message != nullptr;
+         message = CMSG_NXTHDR(&header, message)) {
+      if (message->cmsg_level == IPPROTO_IP && message->cmsg_type == IP_PKTINFO) {
+        in_pktinfo info;
+        std::memcpy(&info, CMSG_DATA(message), sizeof info);
+        datagram.interface_index = static_cast<std::uint32_t>(info.ipi_ifindex);
+        datagram.header_destination = Ipv4{ntohl(info.ipi_addr.s_addr)};
+      }
     }
   }
-  return datagram;
+  return count;
 }
 
 std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,

@@ -2,12 +2,15 @@
 // One UDP socket on the server port with IP_PKTINFO: every datagram tells us the link it came
 // in on and the destination address in its IP header (broadcast or unicast to us), and every
 // reply can name the link it must leave by. Asio owns the descriptor and says when it is
-// readable; the reads and writes themselves are plain recvmsg/sendmsg.
+// readable; the reads are recvmmsg (a burst costs one call per kReceiveBatch datagrams), the
+// writes sendmsg.
 // Replies to clients on the ingress link (direct to a client with no address yet, and
 // broadcasts) leave instead as frames on an AF_PACKET socket that receives nothing: no ARP
 // entry per client, and no neighbour entry at all (the kernel's table holds ~1,024; a full one
 // drops even UDP broadcasts, silently).
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,14 +19,19 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "landlord/base/expected.hpp"
 #include "landlord/base/ipv4.hpp"
 #include "landlord/config/config.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/reply_routing.hpp"
+#include "landlord/wire/message.hpp"
 
 namespace landlord::server {
+
+inline constexpr std::size_t kReceiveBatch = 32;
 
 class FileDescriptor {
  public:
@@ -48,8 +56,14 @@ class PacketSocket {
   static Expected<PacketSocket, std::string> open(boost::asio::io_context& io,
                                                   const config::Endpoint& listen);
 
-  // One waiting datagram, or nullopt when none is (or on error, set in `error`).
-  std::optional<Datagram> receive(std::span<std::uint8_t> buffer, std::error_code& error);
+  // Reads up to kReceiveBatch waiting datagrams in one call; returns how many (0 when none
+  // waits, or on error, set in `error`). Datagram i is datagram(i) with payload(i), valid until
+  // the next call.
+  std::size_t receive_batch(std::error_code& error);
+  const Datagram& datagram(std::size_t i) const { return batch_->datagrams[i]; }
+  std::span<const std::uint8_t> payload(std::size_t i) const {
+    return {batch_->buffers[i].data(), batch_->datagrams[i].size};
+  }
   std::error_code send(std::span<const std::uint8_t> bytes, const Destination& destination);
 
   bool sends_frames() const { return frame_socket_.valid(); }
@@ -70,10 +84,29 @@ class PacketSocket {
                std::string frame_error)
       : socket_(std::move(socket)),
         frame_socket_(std::move(frame_socket)),
-        frame_error_(std::move(frame_error)) {}
+        frame_error_(std::move(frame_error)),
+        batch_(std::make_unique<Batch>()) {}
+
+  // Buffers and kernel headers for recvmmsg, allocated and linked once.
+  struct Batch {
+    Batch();
+    void rearm(std::size_t count);  // resets what the kernel wrote into the first `count`
+    std::size_t filled = 0;
+    std::array<std::array<std::uint8_t, wire::kMaxPacketSize>, kReceiveBatch> buffers;
+    std::array<Datagram, kReceiveBatch> datagrams;
+    std::array<mmsghdr, kReceiveBatch> headers;
+    std::array<iovec, kReceiveBatch> vectors;
+    std::array<sockaddr_in, kReceiveBatch> sources;
+    struct alignas(cmsghdr) Control {
+      std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
+    };
+    std::array<Control, kReceiveBatch> controls;
+  };
+
   boost::asio::ip::udp::socket socket_;
   FileDescriptor frame_socket_;
   std::string frame_error_;
+  std::unique_ptr<Batch> batch_;
 };
 
 }  // namespace landlord::server

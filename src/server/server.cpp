@@ -2,6 +2,7 @@
 
 #include <array>
 #include <csignal>
+#include <deque>
 #include <memory>
 #include <unordered_set>
 
@@ -34,7 +35,7 @@ void apply_overrides(config::Config& config, const ServerOptions& options) {
 namespace {
 
 constexpr std::size_t kReclaimBatchMax = 256;  // records per reclaim() call
-constexpr std::size_t kReadsPerWakeup = 64;    // a burst never starves timers and signals
+constexpr std::size_t kBatchesPerWakeup = 2;   // of kReceiveBatch: a burst never starves timers
 constexpr auto kDrainLimit = std::chrono::seconds{10};
 constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
 
@@ -96,21 +97,23 @@ class Server {
                                 });
   }
 
+  // Up to kReceiveBatch datagrams per recvmmsg(2) call.
   void read_datagrams() {
-    for (std::size_t i = 0; i < kReadsPerWakeup; ++i) {
+    for (std::size_t batch = 0; batch < kBatchesPerWakeup; ++batch) {
       std::error_code error;
-      auto datagram = socket_.receive(receive_buffer_, error);
+      const std::size_t count = socket_.receive_batch(error);
       if (error) {
         spdlog::warn("receive failed: {}", error.message());
         return;
       }
-      if (!datagram) return;
-      handle_datagram(*datagram);
+      for (std::size_t i = 0; i < count; ++i) {
+        handle_datagram(socket_.datagram(i), socket_.payload(i));
+      }
+      if (count < kReceiveBatch) return;
     }
   }
 
-  void handle_datagram(const Datagram& datagram) {
-    const std::span<const std::uint8_t> bytes{receive_buffer_.data(), datagram.size};
+  void handle_datagram(const Datagram& datagram, std::span<const std::uint8_t> bytes) {
     if (datagram.truncated) {
       malformed_log_.log(spdlog::level::warn, "dropped an oversized datagram from {}",
                          datagram.source.to_string());
@@ -127,23 +130,35 @@ class Server {
     if (request_.op != wire::Op::BootRequest) return;
     const Link* link = find_link(datagram.interface_index);
     const engine::Ingress ingress = make_ingress(datagram, link);
+    const bool debug = spdlog::should_log(spdlog::level::debug);  // its arguments cost, too
     if (!serves(request_, ingress, served_interfaces_)) {
+      if (!debug) return;
       spdlog::debug("ignored a direct {} from {} on link {}: not a served interface",
                     request_.type() ? wire::to_string(*request_.type()) : "message",
                     request_.hardware_address().to_string(), datagram.interface_index);
       return;
     }
-    spdlog::debug("received {} xid {:#010x} from {} {}:{} on {} to {}",
-                  wire::to_string(*request_.type()), request_.xid,
-                  request_.hardware_address().to_string(), datagram.source.to_string(),
-                  datagram.source_port, link != nullptr ? link->name : "?",
-                  datagram.header_destination.to_string());
+    if (debug) {
+      spdlog::debug("received {} xid {:#010x} from {} {}:{} on {} to {}",
+                    wire::to_string(*request_.type()), request_.xid,
+                    request_.hardware_address().to_string(), datagram.source.to_string(),
+                    datagram.source_port, link != nullptr ? link->name : "?",
+                    datagram.header_destination.to_string());
+    }
     engine::Outcome outcome = engine_.handle(request_, ingress, clock_.now());
     dispatch(std::move(outcome), request_, datagram.interface_index);
     rearm_expiry_timer();
   }
 
   // ---- deciding and replying -----------------------------------------------------------
+  struct PendingReply {
+    std::optional<engine::Reply> reply;
+    engine::Event event;
+    Requester requester;
+    Duration lease_time;
+    std::uint32_t ingress_index;
+  };
+
   void dispatch(engine::Outcome outcome, const wire::Message& request,
                 std::uint32_t ingress_index) {
     if (outcome.mutations.empty()) {
@@ -152,21 +167,33 @@ class Server {
       if (outcome.reply) send_reply(*outcome.reply, ingress_index);
       return;
     }
-    // Commit-then-ack: the reply and the log line wait for the records to be durable.
-    auto pending = std::make_shared<PendingReply>(
-        PendingReply{std::move(outcome.reply), outcome.event, Requester::of(request),
-                     lease_time_of(outcome), ingress_index});
-    pipeline_.submit(std::move(outcome.mutations),
-                     [this, pending](CommitStatus status) { on_durable(*pending, status); });
+    // Commit-then-ack: the reply and the log line wait for the records to be durable, in a
+    // reused slot (a reply holds a whole Message); the callback carries only the slot number,
+    // small enough for std::function to hold without allocating.
+    const std::uint32_t slot = hold_pending(PendingReply{std::move(outcome.reply), outcome.event,
+                                                         Requester::of(request),
+                                                         lease_time_of(outcome), ingress_index});
+    pipeline_.submit(std::move(outcome.mutations), [this, slot](CommitStatus status) {
+      on_durable(pending_[slot], status);
+      release_pending(slot);
+    });
   }
 
-  struct PendingReply {
-    std::optional<engine::Reply> reply;
-    engine::Event event;
-    Requester requester;
-    Duration lease_time;
-    std::uint32_t ingress_index;
-  };
+  std::uint32_t hold_pending(PendingReply&& pending) {
+    if (free_pending_.empty()) {
+      pending_.push_back(std::move(pending));  // a deque: held references stay valid
+      return static_cast<std::uint32_t>(pending_.size() - 1);
+    }
+    const std::uint32_t slot = free_pending_.back();
+    free_pending_.pop_back();
+    pending_[slot] = std::move(pending);
+    return slot;
+  }
+
+  void release_pending(std::uint32_t slot) {
+    pending_[slot].reply.reset();
+    free_pending_.push_back(slot);
+  }
 
   void on_durable(const PendingReply& pending, CommitStatus status) {
     switch (status) {
@@ -214,10 +241,12 @@ class Server {
                     destination->address.to_string(), destination->port, sent.message());
       return;
     }
-    spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
-                  reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
-                  reply.message.xid, destination->address.to_string(), destination->port,
-                  engine::to_string(reply.route), built->size);
+    if (spdlog::should_log(spdlog::level::debug)) {
+      spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
+                    reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
+                    reply.message.xid, destination->address.to_string(), destination->port,
+                    engine::to_string(reply.route), built->size);
+    }
   }
 
   // A reply to a client on the ingress link leaves as an Ethernet frame when it can: no ARP
@@ -428,10 +457,12 @@ class Server {
   bool draining_ = false;
   std::uint64_t malformed_ = 0, unroutable_ = 0;
   RateLimitedLog malformed_log_, unroutable_log_, store_down_log_, arp_log_, send_log_;
-  // One receive and one send buffer for the whole run: no allocation per packet for I/O.
-  std::array<std::uint8_t, wire::kMaxPacketSize> receive_buffer_{};
+  // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
+  // packet for I/O.
   std::array<std::uint8_t, wire::kMaxPacketSize> send_buffer_{};
   wire::Message request_;
+  std::deque<PendingReply> pending_;  // replies waiting for their commit; slots are reused
+  std::vector<std::uint32_t> free_pending_;
 };
 
 }  // namespace

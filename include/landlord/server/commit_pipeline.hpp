@@ -9,6 +9,7 @@
 //                so the store converges on what the engine holds — nothing is lost.
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <vector>
@@ -80,6 +81,14 @@ class CommitPipeline {
         sequence;  // submit order: a later record for an address supersedes an earlier one
     lease::Lease record;
   };
+  // A submission waiting for the committer, in a reused slot: the committer's callback then
+  // carries only the slot number (no shared_ptr, no allocation by std::function).
+  struct InFlight {
+    std::uint64_t sequence = 0;
+    std::vector<lease::Lease> records;
+    Done done;
+  };
+  std::uint32_t hold(InFlight&& entry);
   void on_committed(std::uint64_t sequence, const std::vector<lease::Lease>& records,
                     CommitResult result, const Done& done);
   void keep_for_retry(std::uint64_t sequence, const std::vector<lease::Lease>& records);
@@ -97,6 +106,8 @@ class CommitPipeline {
   std::uint64_t next_sequence_ = 1;
   std::size_t in_flight_ = 0;
   std::map<Ipv4, Pending> backlog_;
+  std::deque<InFlight> in_flight_slots_;  // a deque: slots never move
+  std::vector<std::uint32_t> free_slots_;
   CommitPipelineCounters counters_;
   std::chrono::steady_clock::time_point last_failure_log_{};
   std::uint64_t failures_since_log_ = 0;
