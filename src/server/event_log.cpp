@@ -32,10 +32,17 @@ using Line = fmt::memory_buffer;
 
 void append(Line& line, std::string_view text) { line.append(text.data(), text.data() + text.size()); }
 
+void append(Line& line, std::uint64_t number) {
+  const fmt::format_int digits{number};
+  line.append(digits.data(), digits.data() + digits.size());
+}
+
 void append(Line& line, Ipv4 address) {
   const std::uint32_t value = address.to_uint();
-  fmt::format_to(std::back_inserter(line), "{}.{}.{}.{}", value >> 24, (value >> 16) & 0xff,
-                 (value >> 8) & 0xff, value & 0xff);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    append(line, std::uint64_t{(value >> shift) & 0xff});
+    if (shift > 0) line.push_back('.');
+  }
 }
 
 void append_hex(Line& line, std::span<const std::uint8_t> bytes) {
@@ -77,7 +84,11 @@ void log_lease_event(const engine::Event& event, const Requester& requester, Dur
                      (event.kind == engine::EventKind::Grant ||
                       event.kind == engine::EventKind::Renew ||
                       event.kind == engine::EventKind::Rebind);
-  if (timed) fmt::format_to(std::back_inserter(line), " lease {}s", seconds(lease_time));
+  if (timed) {
+    append(line, " lease ");
+    append(line, static_cast<std::uint64_t>(seconds(lease_time)));
+    line.push_back('s');
+  }
   append(line, " via ");
   if (requester.giaddr.is_zero()) {
     append(line, link_name);
@@ -103,7 +114,9 @@ void log_reclaimed(const lease::Lease& record) {
     append(line, "expire ");
     append(line, record.address);
     append_identity(line, record.hardware, record.client_id);
-    fmt::format_to(std::back_inserter(line), " (lease {}s)", seconds(record.lease_time));
+    append(line, " (lease ");
+    append(line, static_cast<std::uint64_t>(seconds(record.lease_time)));
+    append(line, "s)");
   }
   write(spdlog::level::info, line);
 }
