@@ -42,14 +42,7 @@ Expected<void, StoreError> configure_writer(sqlite3* db, std::string_view path) 
                                                            ": journal_mode stayed '" +
                                                            std::string(mode) + "', WAL refused"});
   }
-  if (auto synchronous = detail::execute(db, "PRAGMA synchronous = FULL", path); !synchronous) {
-    return synchronous;
-  }
-  // The schema's CHECKs guard the file against other writers (an operator's sqlite3 shell).
-  // Our upsert writes states and extensions from enums and asserts the rest
-  // (assert_persistable), and evaluating the CHECKs' IN lists builds two ephemeral tables per
-  // row: about a third of the instructions of a one-record commit.
-  return detail::execute(db, "PRAGMA ignore_check_constraints = ON", path);
+  return detail::execute(db, "PRAGMA synchronous = FULL", path);
 }
 
 void bind_text(sqlite3_stmt* statement, int index, const std::string& text) {

@@ -8,12 +8,15 @@
 namespace landlord::store::detail {
 namespace {
 
-// Operator-facing columns first, so `select * from leases` reads well. expires_at is derived
-// from the stored facts (granted_at_ms + lease_time_ms), never written separately.
+// Operator-facing columns first, so `select * from leases` reads well. The CHECKs compare with
+// OR rather than IN: SQLite builds an ephemeral table per row for an IN list of more than two
+// values (80k instructions per upsert under callgrind, against 16k with OR, 15k with none).
+// expires_at is derived from the stored facts (granted_at_ms + lease_time_ms), never written.
 constexpr const char* kCreateSql = R"sql(
 CREATE TABLE leases (
   address        TEXT PRIMARY KEY NOT NULL,  -- dotted quad
-  state          TEXT NOT NULL CHECK (state IN ('bound', 'released', 'expired', 'declined')),
+  state          TEXT NOT NULL CHECK (state = 'bound' OR state = 'released' OR
+                                  state = 'expired' OR state = 'declined'),
   hwaddr         TEXT NOT NULL,              -- lower-case colon hex chaddr
   client_id      TEXT,                       -- option 61, colon hex; NULL when absent
   hostname       TEXT,                       -- option 12; NULL when absent
@@ -25,7 +28,8 @@ CREATE TABLE leases (
   lease_time_ms  INTEGER NOT NULL,
   renew_time_ms  INTEGER NOT NULL,           -- T1
   rebind_time_ms INTEGER NOT NULL,           -- T2
-  last_extension TEXT NOT NULL CHECK (last_extension IN ('none', 'renewing', 'rebinding')),
+  last_extension TEXT NOT NULL CHECK (last_extension = 'none' OR last_extension = 'renewing' OR
+                                      last_extension = 'rebinding'),
   client_key     TEXT NOT NULL               -- identity the lease is bound to: id:.. or hw<type>:..
 ) WITHOUT ROWID;
 )sql";

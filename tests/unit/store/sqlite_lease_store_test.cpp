@@ -248,6 +248,20 @@ TEST_F(SqliteLeaseStoreTest, OurMarkWithoutOurTableIsCorrupt) {
   EXPECT_TRUE(mentions(error, file().string())) << error.message;
 }
 
+TEST_F(SqliteLeaseStoreTest, SchemaRefusesStatesAndTokensItDoesNotKnow) {
+  auto store = open_ok();
+  ASSERT_TRUE(store->commit(std::vector{bound_lease(1)}).has_value());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+  for (const char* sql : {"UPDATE leases SET state = 'offered'",
+                          "UPDATE leases SET last_extension = 'sideways'",
+                          "UPDATE leases SET fencing_token = -1"}) {
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_CONSTRAINT) << sql;
+  }
+  sqlite3_close(db);
+  EXPECT_TRUE(same_lease(bound_lease(1), load_all(*store).at(0)));
+}
+
 TEST_F(SqliteLeaseStoreTest, BadValueInARowIsCorruptAndNamesTheAddress) {
   auto store = open_ok();
   ASSERT_TRUE(store->commit(std::vector{bound_lease(1), bound_lease(2)}).has_value());
