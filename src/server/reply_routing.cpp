@@ -19,6 +19,14 @@ Expected<Destination, RouteRefused> broadcast_on(const Link* ingress, std::uint1
   return Destination{kBroadcast, port, ingress->index, ingress->primary_address(), kBroadcastMac};
 }
 
+std::optional<Mac> ethernet_mac(const wire::Message& message) {
+  const HardwareAddress hardware = message.hardware_address();
+  if (hardware.type() != HardwareAddress::kEthernet || hardware.length() != 6) return std::nullopt;
+  Mac mac{};
+  std::copy_n(hardware.bytes().begin(), mac.size(), mac.begin());
+  return mac;
+}
+
 }  // namespace
 
 Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& reply,
@@ -33,13 +41,23 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
       }
       return unexpected(RouteRefused{"relay agent is not reachable without a default route"});
 
-    case engine::Route::Ciaddr:
-      if (kLoopback.contains(destination) ||
-          (ingress != nullptr && ingress->attaches(destination))) {
+    case engine::Route::Ciaddr: {
+      if (kLoopback.contains(destination)) {
         return Destination{destination, reply.port, ingress != nullptr ? ingress->index : 0, Ipv4{},
                            std::nullopt};
       }
-      return unexpected(RouteRefused{"ciaddr is not on a subnet of the ingress link"});
+      if (ingress == nullptr || !ingress->attaches(destination)) {
+        return unexpected(RouteRefused{"ciaddr is not on a subnet of the ingress link"});
+      }
+      // A renewing client on our link gets a frame to chaddr, like a direct reply: through the
+      // kernel every renewing client would need a neighbour entry, and the table holds ~1,024.
+      const auto mac = ethernet_mac(reply.message);
+      if (!mac || ingress->loopback) {
+        return Destination{destination, reply.port, ingress->index, Ipv4{}, std::nullopt};
+      }
+      return Destination{destination, reply.port, ingress->index,
+                         ingress->address_facing(destination), *mac};
+    }
 
     case engine::Route::Broadcast: return broadcast_on(ingress, reply.port);
 
@@ -47,15 +65,13 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
       if (ingress == nullptr || !ingress->attaches(destination)) {
         return unexpected(RouteRefused{"yiaddr is not on a subnet of the ingress link"});
       }
-      const HardwareAddress hardware = reply.message.hardware_address();
-      if (hardware.type() != HardwareAddress::kEthernet || hardware.length() != 6) {
+      const auto mac = ethernet_mac(reply.message);
+      if (!mac) {
         // No Ethernet address to send the frame to: broadcast, as §4.1 allows.
         return broadcast_on(ingress, reply.port);
       }
-      Mac mac{};
-      std::copy_n(hardware.bytes().begin(), mac.size(), mac.begin());
       return Destination{destination, reply.port, ingress->index,
-                         ingress->address_facing(destination), mac};
+                         ingress->address_facing(destination), *mac};
     }
   }
   return unexpected(RouteRefused{"unknown route"});

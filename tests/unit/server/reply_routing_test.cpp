@@ -84,6 +84,9 @@ TEST(ReplyRouting, CiaddrOnTheIngressSubnetIsUnicastOutOfThatLink) {
   EXPECT_EQ(destination->address, (Ipv4{198, 18, 0, 100}));
   EXPECT_EQ(destination->port, 68);
   EXPECT_EQ(destination->interface_index, 2u);
+  // As a frame to chaddr from our address on that link: no neighbour entry per renewing client.
+  EXPECT_EQ(destination->frame_to, (Mac{0x02, 0, 0, 0, 0, 0x10}));
+  EXPECT_EQ(destination->source_address, kServer);
 }
 
 TEST(ReplyRouting, CiaddrOffTheIngressLinkIsRefusedEvenWhenRouted) {
