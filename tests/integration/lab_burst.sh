@@ -6,6 +6,7 @@
 # "<prefix>c" over a veth. Needs root; skips (77) otherwise.
 # Usage: lab_burst.sh path/to/landlord-sim path/to/landlord [clients] [rate]
 set -euo pipefail
+source "$(dirname "$0")/veth_pair.sh"
 
 SIM=${1:?usage: lab_burst.sh landlord-sim landlord [clients] [rate]}
 LANDLORD=${2:?usage: lab_burst.sh landlord-sim landlord [clients] [rate]}
@@ -24,22 +25,12 @@ CLIENT_IF="${PREFIX}c0"
 SERVER_PID=""
 cleanup() {
   if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  ip netns del "$SERVER_NS" 2>/dev/null || true
-  ip netns del "$CLIENT_NS" 2>/dev/null || true
+  veth_pair_down
   if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
 trap cleanup EXIT INT TERM
 
-ip netns add "$SERVER_NS" || { echo "SKIP: cannot create network namespaces"; exit 77; }
-ip netns add "$CLIENT_NS"
-ip link add "$SERVER_IF" type veth peer name "$CLIENT_IF"
-ip link set "$SERVER_IF" netns "$SERVER_NS"
-ip link set "$CLIENT_IF" netns "$CLIENT_NS"
-ip -n "$SERVER_NS" addr add 198.18.0.1/20 dev "$SERVER_IF"
-ip -n "$SERVER_NS" link set "$SERVER_IF" up
-ip -n "$SERVER_NS" link set lo up
-ip -n "$CLIENT_NS" link set "$CLIENT_IF" up
-ip -n "$CLIENT_NS" link set lo up
+veth_pair_up 198.18.0.1/20
 cat > "$WORK/landlord.yaml" <<YAML
 server:
   interfaces: [$SERVER_IF]

@@ -7,6 +7,7 @@
 #          speaking Ethernet from "<prefix>c" over a veth. Needs root; skips (77) otherwise.
 # Usage: sim_closed_loop.sh path/to/landlord-sim path/to/landlord relay|l2 [seconds]
 set -euo pipefail
+source "$(dirname "$0")/veth_pair.sh"
 
 SIM=${1:?usage: sim_closed_loop.sh landlord-sim landlord relay|l2 [seconds]}
 LANDLORD=${2:?usage: sim_closed_loop.sh landlord-sim landlord relay|l2 [seconds]}
@@ -24,8 +25,7 @@ SERVER_PID=""
 cleanup() {
   if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
   if [[ $MODE == l2 ]]; then
-    ip netns del "$SERVER_NS" 2>/dev/null || true
-    ip netns del "$CLIENT_NS" 2>/dev/null || true
+    veth_pair_down
   fi
   if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
@@ -67,16 +67,7 @@ YAML
   l2)
     [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
     command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
-    ip netns add "$SERVER_NS" || { echo "SKIP: cannot create network namespaces"; exit 77; }
-    ip netns add "$CLIENT_NS"
-    ip link add "$SERVER_IF" type veth peer name "$CLIENT_IF"
-    ip link set "$SERVER_IF" netns "$SERVER_NS"
-    ip link set "$CLIENT_IF" netns "$CLIENT_NS"
-    ip -n "$SERVER_NS" addr add 198.18.0.1/16 dev "$SERVER_IF"
-    ip -n "$SERVER_NS" link set "$SERVER_IF" up
-    ip -n "$SERVER_NS" link set lo up
-    ip -n "$CLIENT_NS" link set "$CLIENT_IF" up
-    ip -n "$CLIENT_NS" link set lo up
+    veth_pair_up 198.18.0.1/16
     cat > "$WORK/landlord.yaml" <<YAML
 server:
   interfaces: [$SERVER_IF]

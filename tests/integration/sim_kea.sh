@@ -5,6 +5,7 @@
 # renewals blocked for a while, rebinds at 0.875. The report must hold no violations.
 # Usage: sim_kea.sh path/to/landlord-sim      Exit 77 (skip) without root, namespaces or Kea.
 set -euo pipefail
+source "$(dirname "$0")/veth_pair.sh"
 
 SIM=${1:?usage: sim_kea.sh path/to/landlord-sim}
 KEA=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
@@ -25,22 +26,12 @@ KEA_PID=""
 
 cleanup() {
   if [[ -n $KEA_PID ]]; then kill "$KEA_PID" 2>/dev/null || true; wait "$KEA_PID" 2>/dev/null || true; fi
-  ip netns del "$SERVER_NS" 2>/dev/null || true
-  ip netns del "$CLIENT_NS" 2>/dev/null || true
+  veth_pair_down
   if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
 trap cleanup EXIT INT TERM
 
-ip netns add "$SERVER_NS" || { echo "SKIP: cannot create network namespaces"; exit 77; }
-ip netns add "$CLIENT_NS"
-ip link add "$SERVER_IF" type veth peer name "$CLIENT_IF"
-ip link set "$SERVER_IF" netns "$SERVER_NS"
-ip link set "$CLIENT_IF" netns "$CLIENT_NS"
-ip -n "$SERVER_NS" addr add 198.18.0.1/24 dev "$SERVER_IF"
-ip -n "$SERVER_NS" link set "$SERVER_IF" up
-ip -n "$SERVER_NS" link set lo up
-ip -n "$CLIENT_NS" link set "$CLIENT_IF" up
-ip -n "$CLIENT_NS" link set lo up
+veth_pair_up 198.18.0.1/24
 
 cat > "$WORK/kea.json" <<JSON
 { "Dhcp4": {
