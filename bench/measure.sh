@@ -10,6 +10,15 @@ cpu_us_per_dora() {
     'BEGIN { if (n > 0) printf "%.1f", (b - a) * 1e6 / hz / n; else print "-" }'
 }
 
+# sys_ticks PID: system (kernel) time alone, the 13th field after the command name, so the
+# report can say how much of the CPU per DORA is the kernel's.
+sys_ticks() {
+  local stat
+  stat=$(<"/proc/$1/stat")
+  stat=${stat##*) }
+  awk '{ print $13 }' <<<"$stat"
+}
+
 # lost_pct SENT ACKS: share of DISCOVERs that never became an ACK.
 lost_pct() { awk -v s="$1" -v a="$2" 'BEGIN { if (s > 0) printf "%.3f", (s - a) * 100 / s; else print "100" }'; }
 
@@ -24,10 +33,10 @@ callgrind_server() {
 # REQUEST->ACK latency, drops and CPU at a fixed offered load (default 1,000 DORA/s).
 measure_latency() {
   local name=$1 out=$lab_dir/$1.$round.latency.txt
-  local ticks_before ticks_after
-  ticks_before=$(lab_cpu_ticks "$server_pid")
+  local ticks_before ticks_after sys_before sys_after
+  ticks_before=$(lab_cpu_ticks "$server_pid") sys_before=$(sys_ticks "$server_pid")
   perf_run "$out" $((period_s + 30)) -r "$latency_rate" -R "$perf_clients" -p "$period_s" -x t
-  ticks_after=$(lab_cpu_ticks "$server_pid")
+  ticks_after=$(lab_cpu_ticks "$server_pid") sys_after=$(sys_ticks "$server_pid")
   local sent acks
   sent=$(perf_stat "$out" DISCOVER-OFFER "sent packets")
   acks=$(perf_stat "$out" REQUEST-ACK "received packets")
@@ -40,6 +49,7 @@ measure_latency() {
   record "$name" latency_max_ms "$max"
   record "$name" latency_lost "$((sent - acks))"
   record "$name" latency_cpu_us "$(cpu_us_per_dora "$ticks_before" "$ticks_after" "$acks")"
+  record "$name" latency_sys_us "$(cpu_us_per_dora "$sys_before" "$sys_after" "$acks")"
   lab_log "$name round $round: ${latency_rate}/s for ${period_s}s: $acks ACKs of $sent, REQUEST->ACK p50 $p50 p99 $p99 max $max ms"
 }
 
@@ -55,18 +65,19 @@ saturation_trial() {
   local name=$1 rate=$2 out=$lab_dir/$1.$round.trial-$2.txt
   if ! server_start "$name"; then
     server_stop
-    trial_verdict=fail trial_acks=0 trial_cpu_us=- trial_lost=100
+    trial_verdict=fail trial_acks=0 trial_cpu_us=- trial_sys_us=- trial_lost=100
     return 0
   fi
-  local ticks_before ticks_after
-  ticks_before=$(lab_cpu_ticks "$server_pid")
+  local ticks_before ticks_after sys_before sys_after
+  ticks_before=$(lab_cpu_ticks "$server_pid") sys_before=$(sys_ticks "$server_pid")
   perf_run "$out" $((trial_s + 30)) -r "$rate" -R "$perf_clients" -p "$trial_s"
-  ticks_after=$(lab_cpu_ticks "$server_pid")
+  ticks_after=$(lab_cpu_ticks "$server_pid") sys_after=$(sys_ticks "$server_pid")
   server_stop
   local sent lost
   sent=$(perf_stat "$out" DISCOVER-OFFER "sent packets")
   trial_acks=$(perf_stat "$out" REQUEST-ACK "received packets")
   trial_cpu_us=$(cpu_us_per_dora "$ticks_before" "$ticks_after" "$trial_acks")
+  trial_sys_us=$(cpu_us_per_dora "$sys_before" "$sys_after" "$trial_acks")
   lost=$(lost_pct "${sent:-0}" "${trial_acks:-0}")
   trial_lost=$lost
   if awk -v l="$lost" 'BEGIN { exit !(l > 1) }'; then
@@ -95,11 +106,11 @@ trial_twice() {
 # passing trial gives DORA/s (its ACKs / trial_s) and CPU per DORA at saturation.
 measure_saturation() {
   local name=$1 rate=$saturation_start_rate low=0 high=0 trials capped=0
-  local best_acks=0 best_cpu_us=- best_lost=-
+  local best_acks=0 best_cpu_us=- best_sys_us=- best_lost=-
   for ((trials = 0; trials < max_trials; trials++)); do
     trial_twice saturation_trial "$name" "$rate"
     if [[ "$trial_verdict" != fail ]]; then
-      low=$rate best_acks=$trial_acks best_cpu_us=$trial_cpu_us best_lost=$trial_lost
+      low=$rate best_acks=$trial_acks best_cpu_us=$trial_cpu_us best_sys_us=$trial_sys_us best_lost=$trial_lost
     fi
     case "$trial_verdict" in
       capped) capped=1; break ;;
@@ -118,6 +129,7 @@ measure_saturation() {
   record "$name" saturation_dora_s "$(awk -v a="$best_acks" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" saturation_lost_pct "$best_lost"
   record "$name" saturation_cpu_us "$best_cpu_us"
+  record "$name" saturation_sys_us "$best_sys_us"
   record "$name" saturation_capped "$capped"
   lab_log "$name round $round: saturation ${low}/s offered$( ((capped)) && echo ' (perfdhcp-capped)'), $best_acks ACKs in ${trial_s}s, CPU $best_cpu_us us/DORA"
 }
@@ -126,11 +138,11 @@ measure_saturation() {
 # for trial_s seconds, whatever is lost; ACKs per second is what the server completes while
 # overloaded.
 measure_flat_out() {
-  local name=$1 out=$lab_dir/$1.$round.flat-out.txt ticks_before ticks_after
+  local name=$1 out=$lab_dir/$1.$round.flat-out.txt ticks_before ticks_after sys_before sys_after
   server_start "$name" || return 1
-  ticks_before=$(lab_cpu_ticks "$server_pid")
+  ticks_before=$(lab_cpu_ticks "$server_pid") sys_before=$(sys_ticks "$server_pid")
   perf_run "$out" $((trial_s + 30)) -R "$perf_clients" -p "$trial_s"
-  ticks_after=$(lab_cpu_ticks "$server_pid")
+  ticks_after=$(lab_cpu_ticks "$server_pid") sys_after=$(sys_ticks "$server_pid")
   server_stop
   local sent acks
   sent=$(perf_stat "$out" DISCOVER-OFFER "sent packets")
@@ -138,9 +150,23 @@ measure_flat_out() {
   record "$name" flat_out_dora_s "$(awk -v a="$acks" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" flat_out_discover_s "$(awk -v a="$sent" -v p="$trial_s" 'BEGIN { printf "%.0f", a / p }')"
   record "$name" flat_out_cpu_us "$(cpu_us_per_dora "$ticks_before" "$ticks_after" "$acks")"
+  record "$name" flat_out_sys_us "$(cpu_us_per_dora "$sys_before" "$sys_after" "$acks")"
   record "$name" perfdhcp_packets_per_cpu_s "$(awk -v p="$(perf_packets "$out")" -v c="$perf_cpu_s" \
     'BEGIN { if (c > 0) printf "%.0f", p / c; else print "-" }')"
   lab_log "$name round $round: flat out: $sent DISCOVERs, $acks ACKs in ${trial_s}s"
+}
+
+# The transport floor at another server's load: one trial of the null responder (a fresh one)
+# at the rate SERVER passed at saturation in this round, so that "SERVER's CPU per DORA minus
+# the floor" compares like with like (the cost per DORA falls as the rate rises).
+measure_floor_at_rate() {
+  local server=$1 rate
+  rate=$(awk -F'\t' -v s="$server" '$1 == s && $2 == "saturation_offered_s" { r = $3 } END { print r + 0 }' "$results_tsv")
+  ((rate > 0)) || return 0
+  saturation_trial null "$rate"
+  record null "floor_at_${server}_rate_cpu_us" "$trial_cpu_us"
+  record null "floor_at_${server}_rate_sys_us" "$trial_sys_us"
+  record null "floor_at_${server}_rate_lost_pct" "$trial_lost"
 }
 
 # Resident memory per lease: a fresh server, VmRSS after the warm-up, rss_leases distinct

@@ -21,9 +21,12 @@ report_rows=(
   "saturation_dora_s|DORA/s at saturation (perfdhcp, <=1% lost)|>= 2x Kea|r >= 2"
   "saturation_capped|  saturation limited by perfdhcp, not server (1 = yes)|||count"
   "saturation_cpu_us|server CPU us per DORA, at saturation|<= 1/10 Kea|r <= 0.1"
+  "saturation_sys_us|  of which kernel (stime), at saturation||"
   "flat_out_dora_s|DORA/s flat out (perfdhcp without -r)||"
   "flat_out_cpu_us|server CPU us per DORA, flat out||"
+  "flat_out_sys_us|  of which kernel (stime), flat out||"
   "latency_cpu_us|server CPU us per DORA, at ${latency_rate}/s||"
+  "latency_sys_us|  of which kernel (stime), at ${latency_rate}/s||"
   "latency_avg_ms|REQUEST->ACK avg ms at ${latency_rate}/s||"
   "latency_p50_ms|REQUEST->ACK p50 ms at ${latency_rate}/s||"
   "latency_p99_ms|REQUEST->ACK p99 ms at ${latency_rate}/s|< 2 ms|l < 2"
@@ -50,6 +53,7 @@ report_print() {
   echo "load      1/5/15-min load average $load_at_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (shared machine)"
   echo "kea       $(kea-dhcp4 -v 2>/dev/null), memfile (CSV, not fsync'ed), single-threaded; perfdhcp $(perfdhcp -v 2>&1 | head -1)"
   echo "landlord  $landlord_bin, SQLite store (WAL, group commit)"
+  [[ "$(median null saturation_cpu_us)" != - ]] && echo "floor     $null_bin (no DHCP work: the transport floor)"
   echo "pinning   server on CPU $server_cpu, perfdhcp on CPU $perf_cpu (\"-\" = not pinned)"
   echo "rounds    $rounds per server (fresh server each), ${period_s}s per measured run, saturation trials ${trial_s}s"
   echo "          figures are medians over rounds; each round's values are listed under the table"
@@ -79,6 +83,7 @@ report_print() {
     printf '%-48s %12s %12s %10s  %s%s\n' "$label" "$k" "$l" "$r" "$target" "$verdict"
   done
   report_derived
+  report_floor
   echo
   echo "per round (kea | landlord):"
   for row in "${report_rows[@]}"; do
@@ -88,6 +93,14 @@ report_print() {
     [[ -z "$k" && -z "$l" ]] && continue
     printf '  %-24s %s | %s\n' "$metric" "${k:--}" "${l:--}"
   done
+  local floor_metrics
+  floor_metrics=$(awk -F'\t' '$1 == "null" && !seen[$2]++ { print $2 }' "$results_tsv")
+  if [[ -n "$floor_metrics" ]]; then
+    echo "per round (transport floor, null):"
+    for metric in $floor_metrics; do
+      printf '  %-24s %s\n' "$metric" "$(each_round null "$metric")"
+    done
+  fi
   local top
   for top in "$lab_dir"/*.callgrind-top.txt; do
     [[ -s "$top" ]] || continue
@@ -120,6 +133,55 @@ report_derived() {
   if [[ "$sim_pps" != - && "$perf_pps" != - ]]; then
     awk -v s="$sim_pps" -v p="$perf_pps" 'BEGIN { if (p > 0) printf "%-48s %12s %12s %10.3g  >= 3%s\n", \
       "packets/CPU-s, best of both servers: perfdhcp, sim", p, s, s / p, (s / p >= 3 ? " (met)" : " (NOT met)") }'
+  fi
+}
+
+# The transport floor: bench/null_responder (recvmmsg in, the request's bytes patched into a
+# reply, sendmmsg out; no DHCP work) under the same perfdhcp loads. Its CPU per DORA is what
+# the kernel and the socket calls cost any server here; "minus floor" is what is left for the
+# server's own work. The fair floor for a server is the one at that server's saturation rate
+# (the cost per DORA falls as the rate rises), measured in the same round.
+report_floor() {
+  local f_sat
+  f_sat=$(median null saturation_cpu_us)
+  [[ "$f_sat" == - && "$(median null latency_cpu_us)" == - ]] && return 0
+  echo
+  echo "transport floor: bench/null_responder, a server that does no DHCP work (same perfdhcp loads)"
+  local row metric label
+  for row in \
+    "saturation_dora_s|DORA/s at saturation (null responder)" \
+    "saturation_capped|  saturation limited by perfdhcp (1 = yes)" \
+    "saturation_cpu_us|transport floor: server CPU us per DORA, at saturation" \
+    "saturation_sys_us|  of which kernel (stime)" \
+    "flat_out_dora_s|DORA/s flat out (null responder)" \
+    "flat_out_cpu_us|transport floor: server CPU us per DORA, flat out" \
+    "flat_out_sys_us|  of which kernel (stime)" \
+    "latency_cpu_us|transport floor: server CPU us per DORA, at ${latency_rate}/s" \
+    "latency_sys_us|  of which kernel (stime)"; do
+    IFS='|' read -r metric label <<<"$row"
+    printf '%-60s %12s\n' "$label" "$(median null "$metric")"
+  done
+  local name floor_here own
+  for name in kea landlord; do
+    floor_here=$(median null "floor_at_${name}_rate_cpu_us")
+    own=$(median "$name" saturation_cpu_us)
+    [[ "$floor_here" == - ]] && continue
+    printf '%-60s %12s\n' "transport floor at $name's saturation rate: CPU us per DORA" "$floor_here"
+    printf '%-60s %12s\n' "  of which kernel (stime)" "$(median null "floor_at_${name}_rate_sys_us")"
+    [[ "$own" == - ]] && continue
+    awk -v o="$own" -v f="$floor_here" -v n="$name" 'BEGIN { printf "%-60s %12.1f\n", \
+      n " CPU us per DORA at saturation minus that floor", o - f }'
+  done
+  local k_sat k_floor l_sat l_floor
+  k_sat=$(median kea saturation_cpu_us) k_floor=$(median null floor_at_kea_rate_cpu_us)
+  l_sat=$(median landlord saturation_cpu_us) l_floor=$(median null floor_at_landlord_rate_cpu_us)
+  if [[ "$k_sat" != - && "$k_floor" != - ]]; then
+    awk -v k="$k_sat" -v f="$k_floor" 'BEGIN { if (k > 0) printf "%-60s %12.3g  (issue #6 allows landlord 0.1)\n", \
+      "floor at Kea's rate / Kea's CPU per DORA at saturation", f / k }'
+  fi
+  if [[ "$k_sat" != - && "$k_floor" != - && "$l_sat" != - && "$l_floor" != - ]]; then
+    awk -v k="$k_sat" -v kf="$k_floor" -v l="$l_sat" -v lf="$l_floor" 'BEGIN { if (k - kf > 0) \
+      printf "%-60s %12.3g\n", "(landlord - its floor) / (Kea - its floor), at saturation", (l - lf) / (k - kf) }'
   fi
 }
 

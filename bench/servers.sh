@@ -8,6 +8,8 @@
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(dirname "$bench_dir")
 landlord_bin=$repo_dir/build/release/tools/landlord/landlord
+# The transport floor (`null`): bench/null_responder.cpp, answers without any DHCP work.
+null_bin=${BENCH_NULL_RESPONDER:-$repo_dir/build/release/bench/null_responder}
 server_cpu="1"          # CPU the server is pinned to ("-" = not pinned)
 server_lease_time_s=3600
 server_ready_timeout_s=20
@@ -38,6 +40,7 @@ server_launch() {
   case "$name" in
     kea) kea_start "$@" ;;
     landlord) landlord_start "$@" ;;
+    null) null_start "$@" ;;
     *) lab_log "unknown server $name"; return 1 ;;
   esac
 }
@@ -63,6 +66,11 @@ kea_start() {
 landlord_start() {
   landlord_config >"$server_dir/landlord.yaml"
   lab_spawn "$server_dir/server.log" "$server_cpu" "$@" "$landlord_bin" --config "$server_dir/landlord.yaml"
+  server_pid=$lab_spawned_pid
+}
+
+null_start() {
+  lab_spawn "$server_dir/server.log" "$server_cpu" "$@" "$null_bin" --server-id "$lab_server_addr"
   server_pid=$lab_spawned_pid
 }
 
