@@ -43,6 +43,7 @@ report_rows=(
   "perfdhcp_packets_per_cpu_s|perfdhcp packets sent+received per CPU-s, flat out|||count"
 )
 report_rows+=(${sim_report_rows[@]+"${sim_report_rows[@]}"})
+report_rows+=(${million_report_rows[@]+"${million_report_rows[@]}"})
 
 report_print() {
   echo "landlord vs ISC Kea -- bench/run (issue #6)"

@@ -1,0 +1,194 @@
+# Sourced by bench/run: issue #6's two figures at 1,000,000 leases, which the veth lab cannot
+# show (its 198.18.0.0/15 holds 131k addresses): RSS per lease and exec-to-first-OFFER.
+#
+# The leases are data only: a store file with 1 M bound rows in 10.0.0.0/12, written by the
+# sqlite3 shell into the schema landlord itself created. The daemon runs in a namespace of its
+# own with nothing but loopback (198.18.0.1/32 added to lo; no other interface, no route), so
+# no packet can leave it whatever the data says. It serves relayed traffic only
+# (server.interfaces: []); the probe is landlord-sim in relay mode on lo, giaddr 198.18.0.1,
+# which selects the small subnet 198.18.0.0/24.
+#
+# Each start: exec the daemon, wait for its UDP port 67 (landlord binds it before it opens the
+# store, and a DISCOVER that arrives while it loads waits in the socket), start one relayed
+# client, and read the time of the first OFFER from the simulator's pcap (wall-clock stamps).
+# The same procedure on an empty store with the same config gives the baseline RSS.
+
+million_leases=${BENCH_MILLION_LEASES:-1000000}
+million_starts=3
+million_ns="llm$$"
+million_addr=198.18.0.1
+million_lease_time_ms=2592000000  # 30 days: nothing expires during the run
+million_wait_s=30                 # per start: port, first OFFER; polled every 10 ms
+million_dir=""
+# BENCH_BUILD_DIR picks another build of landlord and landlord-sim (default build/release).
+million_build_dir=${BENCH_BUILD_DIR:-$repo_dir/build/release}
+million_landlord_bin=$million_build_dir/tools/landlord/landlord
+million_sim_bin=$million_build_dir/tools/landlord-sim/landlord-sim
+
+million_report_rows=(
+  "million_restart_ms|1M leases: ms from exec to first OFFER (median)|< 1000|l < 1000"
+  "million_probe_ms|  1M: ms from exec to the probe's DISCOVER||"
+  "million_start_cpu_ms|  1M: daemon CPU ms from exec to first OFFER||"
+  "million_rss_per_lease_b|1M leases: RSS bytes per lease (vs empty store)|<= 150|l <= 150"
+  "million_rss_kib|  1M: VmRSS KiB after the first OFFER||"
+  "million_rss_anon_kib|  1M: anonymous RSS KiB (heap, SQLite cache)||"
+  "million_rss_base_kib|  empty store, same config: VmRSS KiB||"
+  "million_empty_start_ms|  empty store: ms from exec to first OFFER||"
+  "million_store_mib|  1M: store file MiB|||count"
+)
+
+million_up() {
+  million_dir=$lab_dir/million
+  mkdir -p "$million_dir"
+  ip netns add "$million_ns"
+  ip -n "$million_ns" link set lo up
+  ip -n "$million_ns" addr add "$million_addr/32" dev lo
+  lab_log "million: namespace $million_ns (loopback only, $million_addr/32 on lo), scratch $million_dir"
+}
+
+million_down() { ip netns del "$million_ns" 2>/dev/null || true; }
+
+# million_config STORE: 10.0.0.0/12 (1,048,574 pool addresses) holds the stored leases; the
+# relayed probe's giaddr selects 198.18.0.0/24.
+million_config() {
+  cat <<EOF
+server:
+  interfaces: []
+  listen: 0.0.0.0:67
+  server-id: $million_addr
+store:
+  type: sqlite
+  path: $1
+lease:
+  time: 3600s
+  renew: 50%
+  rebind: 87.5%
+subnets:
+  - subnet: 10.0.0.0/12
+    pools: [10.0.0.1-10.15.255.254]
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.10-198.18.0.250]
+log:
+  level: info
+EOF
+}
+
+# million_fill FILE COUNT: replaces the rows of FILE (a store landlord created) with COUNT
+# bound leases as landlord writes them: address 10.x.y.z, MAC 02:10:00:x:y:z, no client id
+# or hostname (like perfdhcp's clients), client_key hw1:<mac>, token 1, subnet 1, granted now.
+million_fill() {
+  local file=$1 count=$2 now_ms lease_ms=$million_lease_time_ms
+  now_ms=$(($(date +%s%N) / 1000000))
+  sqlite3 "$file" >/dev/null <<EOF
+PRAGMA synchronous = OFF;
+DELETE FROM leases;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $count),
+rows AS (SELECT printf('10.%d.%d.%d', i >> 16, (i >> 8) & 255, i & 255) AS address,
+                printf('02:10:00:%02x:%02x:%02x', i >> 16, (i >> 8) & 255, i & 255) AS hwaddr
+         FROM n)
+INSERT INTO leases (address, state, hwaddr, client_id, hostname, fencing_token, subnet_id, hwtype,
+                    granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms, last_extension,
+                    client_key)
+SELECT address, 'bound', hwaddr, NULL, NULL, 1, 1, 1, $now_ms, $lease_ms, $((lease_ms / 2)),
+       $((lease_ms * 7 / 8)), 'none', 'hw1:' || hwaddr
+FROM rows ORDER BY address;
+COMMIT;
+PRAGMA wal_checkpoint(TRUNCATE);
+EOF
+}
+
+# million_start STORE TAG: one fresh start on STORE, probed until the first OFFER. Sets
+# million_start_ms, million_cpu_ms, million_rss, million_anon (KiB); the daemon is stopped.
+million_start() {
+  local store=$1 tag=$2 dir=$million_dir/$2
+  mkdir -p "$dir"
+  million_config "$store" >"$dir/landlord.yaml"
+  local t0_ns pid sim_pid i
+  t0_ns=$(date +%s%N)
+  ip netns exec "$million_ns" nice -n "$lab_nice" "$million_landlord_bin" --config "$dir/landlord.yaml" \
+    >"$dir/server.log" 2>&1 &
+  pid=$!
+  lab_pids+=("$pid")
+  for ((i = 0; i < million_wait_s * 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    ip netns exec "$million_ns" ss -Hlunp 'sport = :67' 2>/dev/null | grep -q "pid=$pid," && break
+    sleep 0.01
+  done
+  if ! ip netns exec "$million_ns" ss -Hlunp 'sport = :67' 2>/dev/null | grep -q "pid=$pid,"; then
+    lab_log "million $tag: landlord did not open UDP port 67 within ${million_wait_s}s"
+    tail -5 "$dir/server.log" >&2
+    lab_stop "$pid"
+    return 1
+  fi
+  timeout -k 2 $((million_wait_s + 5)) ip netns exec "$million_ns" "$million_sim_bin" \
+    --server "$million_addr:67" --bind "$million_addr:6768" --clients 1 --rate 1 \
+    --duration "${million_wait_s}s" --pcap "$dir/probe.pcap" --report "$dir/probe.json" \
+    >"$dir/probe.txt" 2>&1 &
+  sim_pid=$!
+  lab_pids+=("$sim_pid")
+  # The grant line follows the OFFER and the REQUEST: by then the pcap holds the OFFER.
+  for ((i = 0; i < million_wait_s * 100; i++)); do
+    grep -q ' grant ' "$dir/server.log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  million_rss=$(lab_rss_kib "$pid" 2>/dev/null || echo -)
+  million_anon=$(awk '/^Anonymous:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo -)
+  million_cpu_ms=$(($(lab_cpu_ticks "$pid" 2>/dev/null || echo 0) * 1000 / lab_clock_ticks_per_s))
+  cp "/proc/$pid/smaps_rollup" "$dir/smaps_rollup.txt" 2>/dev/null || true
+  lab_stop "$sim_pid"
+  lab_stop "$pid"
+  local offer_s discover_s
+  offer_s=$(tcpdump -tt -n -r "$dir/probe.pcap" 'udp src port 67' 2>/dev/null | awk 'NR == 1 { print $1 }')
+  discover_s=$(tcpdump -tt -n -r "$dir/probe.pcap" 'udp dst port 67' 2>/dev/null | awk 'NR == 1 { print $1 }')
+  if [[ -z "$offer_s" ]]; then
+    lab_log "million $tag: no OFFER within ${million_wait_s}s; log:"
+    tail -5 "$dir/server.log" >&2
+    return 1
+  fi
+  million_start_ms=$(awk -v o="$offer_s" -v t="$t0_ns" 'BEGIN { printf "%.0f", o * 1000 - t / 1e6 }')
+  # When the DISCOVER left only after the daemon was ready (a small store), the figure is the
+  # probe's start-up, not the daemon's: the report shows both.
+  million_probe_ms=$(awk -v d="${discover_s:-0}" -v t="$t0_ns" 'BEGIN { printf "%.0f", d * 1000 - t / 1e6 }')
+  lab_log "million $tag: first OFFER ${million_start_ms} ms after exec (DISCOVER sent at ${million_probe_ms} ms; daemon CPU ${million_cpu_ms} ms), VmRSS ${million_rss} KiB (anonymous ${million_anon})"
+}
+
+million_measure() {
+  million_up
+  local s store base_rss=()
+  # Baseline: empty stores, which the daemon creates (so the 1 M file gets landlord's schema).
+  for ((s = 1; s <= million_starts; s++)); do
+    store=$million_dir/empty-$s.db
+    million_start "$store" "empty-$s" || return 1
+    record landlord million_rss_base_kib "$million_rss"
+    record landlord million_empty_start_ms "$million_start_ms"
+    base_rss+=("$million_rss")
+  done
+  local template=$million_dir/million.db started_ns
+  cp "$million_dir/empty-1.db" "$template"
+  started_ns=$(date +%s%N)
+  million_fill "$template" "$million_leases" || return 1
+  local stored
+  stored=$(sqlite3 "$template" "SELECT count(*) FROM leases WHERE state = 'bound'")
+  record landlord million_store_mib "$(awk -v b="$(stat -c %s "$template")" 'BEGIN { printf "%.1f", b / 1048576 }')"
+  lab_log "million: store of $stored leases written in $((($(date +%s%N) - started_ns) / 1000000)) ms, $(stat -c %s "$template") bytes"
+  local base
+  base=$(printf '%s\n' "${base_rss[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  for ((s = 1; s <= million_starts; s++)); do
+    # A fresh copy each time, so every start reads the same file (the probe adds a lease).
+    store=$million_dir/run-$s.db
+    cp "$template" "$store"
+    million_start "$store" "1M-$s" || return 1
+    rm -f "$store" "$store-wal" "$store-shm"
+    record landlord million_restart_ms "$million_start_ms"
+    record landlord million_probe_ms "$million_probe_ms"
+    record landlord million_start_cpu_ms "$million_cpu_ms"
+    record landlord million_rss_kib "$million_rss"
+    record landlord million_rss_anon_kib "$million_anon"
+    record landlord million_rss_per_lease_b "$(awk -v a="$base" -v b="$million_rss" -v n="$stored" \
+      'BEGIN { printf "%.1f", (b - a) * 1024 / n }')"
+  done
+  report_notes+=("1M leases: $million_landlord_bin, $stored bound leases in 10.0.0.0/12 (MAC, no client id, no hostname), store file in the page cache (a copy made just before each start); probe: landlord-sim relay on lo, first OFFER from its pcap")
+  million_down
+}
