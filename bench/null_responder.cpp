@@ -11,7 +11,10 @@
 // without giaddr is answered to its source address and port. It only ever sends to
 // 198.18.0.0/15 (the bench lab) or 127.0.0.0/8; anything else is counted and dropped.
 //
-// usage: null_responder [--port N] [--server-id A.B.C.D]  (SIGTERM/SIGINT: print counts, exit)
+// usage: null_responder [--port N] [--server-id A.B.C.D] [--receive-buffer BYTES]
+// (SIGTERM/SIGINT: print counts, exit). --receive-buffer sets SO_RCVBUFFORCE (root), for
+// trying whether a bigger socket buffer saves the bursts a descheduled server drops; bench/run
+// leaves the kernel's default, as landlord does.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -266,7 +269,7 @@ class Responder {
 };
 
 int usage() {
-  std::fputs("usage: null_responder [--port N] [--server-id A.B.C.D]\n", stderr);
+  std::fputs("usage: null_responder [--port N] [--server-id A.B.C.D] [--receive-buffer BYTES]\n", stderr);
   return 2;
 }
 
@@ -274,6 +277,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::uint16_t port = 67;
+  int receive_buffer_bytes = 0;  // 0: the kernel's default
   in_addr server_id{};
   inet_pton(AF_INET, "198.18.0.1", &server_id);
   for (int i = 1; i < argc; ++i) {
@@ -284,6 +288,10 @@ int main(int argc, char** argv) {
       const long parsed = std::strtol(value, nullptr, 10);
       if (parsed <= 0 || parsed > 65535) return usage();
       port = static_cast<std::uint16_t>(parsed);
+    } else if (option == "--receive-buffer") {
+      const long parsed = std::strtol(value, nullptr, 10);
+      if (parsed <= 0 || parsed > (1L << 30)) return usage();
+      receive_buffer_bytes = static_cast<int>(parsed);
     } else if (option == "--server-id") {
       if (inet_pton(AF_INET, value, &server_id) != 1) return usage();
     } else {
@@ -303,6 +311,11 @@ int main(int argc, char** argv) {
   }
   const int on = 1;
   setsockopt(socket_fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof on);
+  if (receive_buffer_bytes > 0 &&
+      setsockopt(socket_fd, SOL_SOCKET, SO_RCVBUFFORCE, &receive_buffer_bytes, sizeof receive_buffer_bytes) != 0) {
+    std::perror("null_responder: SO_RCVBUFFORCE");
+    return 1;
+  }
   sockaddr_in local{};
   local.sin_family = AF_INET;
   local.sin_port = htons(port);
