@@ -19,6 +19,14 @@ sys_ticks() {
   awk '{ print $13 }' <<<"$stat"
 }
 
+# perfdhcp_socket_drops: replies the client namespace's kernel dropped because a UDP socket's
+# receive buffer was full (/proc/net/snmp is per namespace; perfdhcp's socket is the only UDP
+# receiver there). Non-zero means perfdhcp, not the server, lost those exchanges.
+perfdhcp_socket_drops() {
+  ip netns exec "$lab_client_ns" awk '/^Udp:/ { if (!column) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") column = i }
+    else { print $column + 0; exit } }' /proc/net/snmp
+}
+
 # lost_pct SENT ACKS: share of DISCOVERs that never became an ACK.
 lost_pct() { awk -v s="$1" -v a="$2" 'BEGIN { if (s > 0) printf "%.3f", (s - a) * 100 / s; else print "100" }'; }
 
@@ -65,13 +73,15 @@ saturation_trial() {
   local name=$1 rate=$2 out=$lab_dir/$1.$round.trial-$2.txt
   if ! server_start "$name"; then
     server_stop
-    trial_verdict=fail trial_acks=0 trial_cpu_us=- trial_sys_us=- trial_lost=100
+    trial_verdict=fail trial_acks=0 trial_cpu_us=- trial_sys_us=- trial_lost=100 trial_perf_drops=-
     return 0
   fi
-  local ticks_before ticks_after sys_before sys_after
+  local ticks_before ticks_after sys_before sys_after drops_before
   ticks_before=$(lab_cpu_ticks "$server_pid") sys_before=$(sys_ticks "$server_pid")
+  drops_before=$(perfdhcp_socket_drops)
   perf_run "$out" $((trial_s + 30)) -r "$rate" -R "$perf_clients" -p "$trial_s"
   ticks_after=$(lab_cpu_ticks "$server_pid") sys_after=$(sys_ticks "$server_pid")
+  trial_perf_drops=$(($(perfdhcp_socket_drops) - drops_before))
   server_stop
   local sent lost
   sent=$(perf_stat "$out" DISCOVER-OFFER "sent packets")
@@ -87,7 +97,7 @@ saturation_trial() {
   else
     trial_verdict=pass
   fi
-  lab_log "$name round $round: trial ${rate}/s: sent $sent, ACKs $trial_acks, lost $lost%, CPU $trial_cpu_us us/DORA -> $trial_verdict"
+  lab_log "$name round $round: trial ${rate}/s: sent $sent, ACKs $trial_acks, lost $lost%, CPU $trial_cpu_us us/DORA, $trial_perf_drops replies dropped at perfdhcp's socket -> $trial_verdict"
 }
 
 # trial_twice TRIAL NAME RATE: a failed trial gets one more try. On this shared machine a
@@ -106,11 +116,11 @@ trial_twice() {
 # passing trial gives DORA/s (its ACKs / trial_s) and CPU per DORA at saturation.
 measure_saturation() {
   local name=$1 rate=$saturation_start_rate low=0 high=0 trials capped=0
-  local best_acks=0 best_cpu_us=- best_sys_us=- best_lost=-
+  local best_acks=0 best_cpu_us=- best_sys_us=- best_lost=- best_perf_drops=-
   for ((trials = 0; trials < max_trials; trials++)); do
     trial_twice saturation_trial "$name" "$rate"
     if [[ "$trial_verdict" != fail ]]; then
-      low=$rate best_acks=$trial_acks best_cpu_us=$trial_cpu_us best_sys_us=$trial_sys_us best_lost=$trial_lost
+      low=$rate best_acks=$trial_acks best_cpu_us=$trial_cpu_us best_sys_us=$trial_sys_us best_lost=$trial_lost best_perf_drops=$trial_perf_drops
     fi
     case "$trial_verdict" in
       capped) capped=1; break ;;
@@ -130,6 +140,7 @@ measure_saturation() {
   record "$name" saturation_lost_pct "$best_lost"
   record "$name" saturation_cpu_us "$best_cpu_us"
   record "$name" saturation_sys_us "$best_sys_us"
+  record "$name" saturation_perfdhcp_drops "$best_perf_drops"
   record "$name" saturation_capped "$capped"
   lab_log "$name round $round: saturation ${low}/s offered$( ((capped)) && echo ' (perfdhcp-capped)'), $best_acks ACKs in ${trial_s}s, CPU $best_cpu_us us/DORA"
 }
@@ -138,11 +149,13 @@ measure_saturation() {
 # for trial_s seconds, whatever is lost; ACKs per second is what the server completes while
 # overloaded.
 measure_flat_out() {
-  local name=$1 out=$lab_dir/$1.$round.flat-out.txt ticks_before ticks_after sys_before sys_after
+  local name=$1 out=$lab_dir/$1.$round.flat-out.txt ticks_before ticks_after sys_before sys_after drops_before
   server_start "$name" || return 1
   ticks_before=$(lab_cpu_ticks "$server_pid") sys_before=$(sys_ticks "$server_pid")
+  drops_before=$(perfdhcp_socket_drops)
   perf_run "$out" $((trial_s + 30)) -R "$perf_clients" -p "$trial_s"
   ticks_after=$(lab_cpu_ticks "$server_pid") sys_after=$(sys_ticks "$server_pid")
+  record "$name" flat_out_perfdhcp_drops "$(($(perfdhcp_socket_drops) - drops_before))"
   server_stop
   local sent acks
   sent=$(perf_stat "$out" DISCOVER-OFFER "sent packets")

@@ -22,9 +22,11 @@ report_rows=(
   "saturation_capped|  saturation limited by perfdhcp, not server (1 = yes)|||count"
   "saturation_cpu_us|server CPU us per DORA, at saturation|<= 1/10 Kea|r <= 0.1"
   "saturation_sys_us|  of which kernel (stime), at saturation||"
+  "saturation_perfdhcp_drops|  replies dropped at perfdhcp's socket, best trial|||count"
   "flat_out_dora_s|DORA/s flat out (perfdhcp without -r)||"
   "flat_out_cpu_us|server CPU us per DORA, flat out||"
   "flat_out_sys_us|  of which kernel (stime), flat out||"
+  "flat_out_perfdhcp_drops|  replies dropped at perfdhcp's socket, flat out|||count"
   "latency_cpu_us|server CPU us per DORA, at ${latency_rate}/s||"
   "latency_sys_us|  of which kernel (stime), at ${latency_rate}/s||"
   "latency_avg_ms|REQUEST->ACK avg ms at ${latency_rate}/s||"
@@ -154,9 +156,11 @@ report_floor() {
     "saturation_capped|  saturation limited by perfdhcp (1 = yes)" \
     "saturation_cpu_us|transport floor: server CPU us per DORA, at saturation" \
     "saturation_sys_us|  of which kernel (stime)" \
+    "saturation_perfdhcp_drops|  replies dropped at perfdhcp's socket, best trial" \
     "flat_out_dora_s|DORA/s flat out (null responder)" \
     "flat_out_cpu_us|transport floor: server CPU us per DORA, flat out" \
     "flat_out_sys_us|  of which kernel (stime)" \
+    "flat_out_perfdhcp_drops|  replies dropped at perfdhcp's socket" \
     "latency_cpu_us|transport floor: server CPU us per DORA, at ${latency_rate}/s" \
     "latency_sys_us|  of which kernel (stime)"; do
     IFS='|' read -r metric label <<<"$row"
