@@ -19,6 +19,7 @@ million_ns="llm$$"
 million_addr=198.18.0.1
 million_lease_time_ms=2592000000  # 30 days: nothing expires during the run
 million_wait_s=30                 # per start: port, first OFFER; polled every 10 ms
+million_kea_wait_s=120
 million_dir=""
 # BENCH_BUILD_DIR picks another build of landlord and landlord-sim (default build/release).
 million_build_dir=${BENCH_BUILD_DIR:-$repo_dir/build/release}
@@ -40,6 +41,7 @@ million_report_rows=(
 million_up() {
   million_dir=$lab_dir/million
   mkdir -p "$million_dir"
+  million_down
   ip netns add "$million_ns"
   ip -n "$million_ns" link set lo up
   ip -n "$million_ns" addr add "$million_addr/32" dev lo
@@ -98,38 +100,86 @@ PRAGMA wal_checkpoint(TRUNCATE);
 EOF
 }
 
-# million_start STORE TAG: one fresh start on STORE, probed until the first OFFER. Sets
-# million_start_ms, million_cpu_ms, million_rss, million_anon (KiB); the daemon is stopped.
+# million_kea_config LEASE_FILE DIR: the same two subnets for Kea (UDP sockets on lo's
+# 198.18.0.1: relayed traffic only), memfile as in kea/kea-dhcp4.json.
+million_kea_config() {
+  cat <<EOF
+{
+  "Dhcp4": {
+    "interfaces-config": { "interfaces": [ "lo/$million_addr" ], "dhcp-socket-type": "udp" },
+    "lease-database": { "type": "memfile", "persist": true, "name": "$1", "lfc-interval": 0 },
+    "multi-threading": { "enable-multi-threading": false },
+    "valid-lifetime": 3600,
+    "calculate-tee-times": true,
+    "authoritative": true,
+    "subnet4": [
+      { "id": 1, "subnet": "10.0.0.0/12", "pools": [ { "pool": "10.0.0.1 - 10.15.255.254" } ] },
+      { "id": 2, "subnet": "198.18.0.0/24", "pools": [ { "pool": "198.18.0.10 - 198.18.0.250" } ] }
+    ],
+    "loggers": [ { "name": "kea-dhcp4", "severity": "INFO",
+                   "output_options": [ { "output": "$2/kea.log" } ] } ]
+  }
+}
+EOF
+}
+
+# million_fill_kea FILE COUNT: the same leases as million_fill, as Kea 2.2's memfile CSV.
+million_fill_kea() {
+  awk -v n="$2" -v now="$(date +%s)" -v lt=$((million_lease_time_ms / 1000)) 'BEGIN {
+    print "address,hwaddr,client_id,valid_lifetime,expire,subnet_id,fqdn_fwd,fqdn_rev,hostname,state,user_context"
+    for (i = 1; i <= n; i++) {
+      a = int(i / 65536); b = int(i / 256) % 256; c = i % 256
+      printf "10.%d.%d.%d,02:10:00:%02x:%02x:%02x,,%d,%d,1,0,0,,0,\n", a, b, c, a, b, c, lt, now + lt
+    }
+  }' >"$1"
+}
+
+# million_start NAME STORE TAG: one fresh start of NAME on STORE, probed until the first
+# OFFER. Sets million_start_ms, million_probe_ms, million_cpu_ms, million_rss, million_anon
+# (KiB); the server is stopped again.
 million_start() {
-  local store=$1 tag=$2 dir=$million_dir/$2
+  local name=$1 store=$2 tag=$1-$3 dir=$million_dir/$1-$3 wait_s=$million_wait_s granted
   mkdir -p "$dir"
-  million_config "$store" >"$dir/landlord.yaml"
   local t0_ns pid sim_pid i
-  t0_ns=$(date +%s%N)
-  ip netns exec "$million_ns" nice -n "$lab_nice" "$million_landlord_bin" --config "$dir/landlord.yaml" \
-    >"$dir/server.log" 2>&1 &
+  if [[ "$name" == kea ]]; then
+    # Kea reads its whole lease file before it opens a socket: ~25 s for 1 M here.
+    wait_s=$million_kea_wait_s
+    granted=DHCP4_LEASE_ALLOC
+    million_kea_config "$store" "$dir" >"$dir/kea-dhcp4.json"
+    t0_ns=$(date +%s%N)
+    KEA_PIDFILE_DIR=$dir KEA_LOCKFILE_DIR=$dir ip netns exec "$million_ns" nice -n "$lab_nice" \
+      kea-dhcp4 -c "$dir/kea-dhcp4.json" >"$dir/server.log" 2>&1 &
+  else
+    granted=' grant '
+    million_config "$store" >"$dir/landlord.yaml"
+    t0_ns=$(date +%s%N)
+    ip netns exec "$million_ns" nice -n "$lab_nice" "$million_landlord_bin" --config "$dir/landlord.yaml" \
+      >"$dir/server.log" 2>&1 &
+  fi
   pid=$!
   lab_pids+=("$pid")
-  for ((i = 0; i < million_wait_s * 100; i++)); do
+  # Nothing else binds port 67 in this namespace, so no `ss -p`: it reads every process's
+  # file descriptors and has been seen to take a second on this busy box.
+  for ((i = 0; i < wait_s * 100; i++)); do
     kill -0 "$pid" 2>/dev/null || break
-    ip netns exec "$million_ns" ss -Hlunp 'sport = :67' 2>/dev/null | grep -q "pid=$pid," && break
+    [[ -n "$(ip netns exec "$million_ns" ss -Hlun 'sport = :67' 2>/dev/null)" ]] && break
     sleep 0.01
   done
-  if ! ip netns exec "$million_ns" ss -Hlunp 'sport = :67' 2>/dev/null | grep -q "pid=$pid,"; then
-    lab_log "million $tag: landlord did not open UDP port 67 within ${million_wait_s}s"
+  if [[ -z "$(ip netns exec "$million_ns" ss -Hlun 'sport = :67' 2>/dev/null)" ]]; then
+    lab_log "million $tag: $name did not open UDP port 67 within ${wait_s}s"
     tail -5 "$dir/server.log" >&2
     lab_stop "$pid"
     return 1
   fi
-  timeout -k 2 $((million_wait_s + 5)) ip netns exec "$million_ns" "$million_sim_bin" \
+  timeout -k 2 $((wait_s + 5)) ip netns exec "$million_ns" "$million_sim_bin" \
     --server "$million_addr:67" --bind "$million_addr:6768" --clients 1 --rate 1 \
-    --duration "${million_wait_s}s" --pcap "$dir/probe.pcap" --report "$dir/probe.json" \
+    --duration "${wait_s}s" --pcap "$dir/probe.pcap" --report "$dir/probe.json" \
     >"$dir/probe.txt" 2>&1 &
   sim_pid=$!
   lab_pids+=("$sim_pid")
-  # The grant line follows the OFFER and the REQUEST: by then the pcap holds the OFFER.
-  for ((i = 0; i < million_wait_s * 100; i++)); do
-    grep -q ' grant ' "$dir/server.log" && break
+  # The grant follows the OFFER and the REQUEST: by then the pcap holds the OFFER.
+  for ((i = 0; i < wait_s * 100; i++)); do
+    grep -qs -- "$granted" "$dir/server.log" "$dir/kea.log" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.01
   done
@@ -143,52 +193,61 @@ million_start() {
   offer_s=$(tcpdump -tt -n -r "$dir/probe.pcap" 'udp src port 67' 2>/dev/null | awk 'NR == 1 { print $1 }')
   discover_s=$(tcpdump -tt -n -r "$dir/probe.pcap" 'udp dst port 67' 2>/dev/null | awk 'NR == 1 { print $1 }')
   if [[ -z "$offer_s" ]]; then
-    lab_log "million $tag: no OFFER within ${million_wait_s}s; log:"
+    lab_log "million $tag: no OFFER within ${wait_s}s; log:"
     tail -5 "$dir/server.log" >&2
     return 1
   fi
   million_start_ms=$(awk -v o="$offer_s" -v t="$t0_ns" 'BEGIN { printf "%.0f", o * 1000 - t / 1e6 }')
-  # When the DISCOVER left only after the daemon was ready (a small store), the figure is the
-  # probe's start-up, not the daemon's: the report shows both.
+  # When the DISCOVER left only after the server was ready (a small store; Kea, which opens
+  # its socket only after loading), the figure includes the probe's own start: both are shown.
   million_probe_ms=$(awk -v d="${discover_s:-0}" -v t="$t0_ns" 'BEGIN { printf "%.0f", d * 1000 - t / 1e6 }')
-  lab_log "million $tag: first OFFER ${million_start_ms} ms after exec (DISCOVER sent at ${million_probe_ms} ms; daemon CPU ${million_cpu_ms} ms), VmRSS ${million_rss} KiB (anonymous ${million_anon})"
+  lab_log "million $tag: first OFFER ${million_start_ms} ms after exec (DISCOVER sent at ${million_probe_ms} ms; server CPU ${million_cpu_ms} ms), VmRSS ${million_rss} KiB (anonymous ${million_anon})"
 }
 
+# million_measure NAME: the baseline on empty stores, then the 1 M-lease starts.
 million_measure() {
+  local name=$1 s store base_rss=() suffix=db
+  [[ "$name" == kea ]] && suffix=csv
   million_up
-  local s store base_rss=()
-  # Baseline: empty stores, which the daemon creates (so the 1 M file gets landlord's schema).
+  # Baseline: empty stores, which the server creates (landlord's gets the schema the 1 M file
+  # is written into).
   for ((s = 1; s <= million_starts; s++)); do
-    store=$million_dir/empty-$s.db
-    million_start "$store" "empty-$s" || return 1
-    record landlord million_rss_base_kib "$million_rss"
-    record landlord million_empty_start_ms "$million_start_ms"
+    store=$million_dir/$name-empty-$s.$suffix
+    million_start "$name" "$store" "empty-$s" || return 1
+    record "$name" million_rss_base_kib "$million_rss"
+    record "$name" million_empty_start_ms "$million_start_ms"
     base_rss+=("$million_rss")
   done
-  local template=$million_dir/million.db started_ns
-  cp "$million_dir/empty-1.db" "$template"
+  local template=$million_dir/$name-million.$suffix started_ns stored
   started_ns=$(date +%s%N)
-  million_fill "$template" "$million_leases" || return 1
-  local stored
-  stored=$(sqlite3 "$template" "SELECT count(*) FROM leases WHERE state = 'bound'")
-  record landlord million_store_mib "$(awk -v b="$(stat -c %s "$template")" 'BEGIN { printf "%.1f", b / 1048576 }')"
-  lab_log "million: store of $stored leases written in $((($(date +%s%N) - started_ns) / 1000000)) ms, $(stat -c %s "$template") bytes"
+  if [[ "$name" == kea ]]; then
+    million_fill_kea "$template" "$million_leases" || return 1
+    stored=$(($(wc -l <"$template") - 1))
+  else
+    cp "$million_dir/$name-empty-1.db" "$template"
+    million_fill "$template" "$million_leases" || return 1
+    stored=$(sqlite3 "$template" "SELECT count(*) FROM leases WHERE state = 'bound'")
+  fi
+  record "$name" million_store_mib "$(awk -v b="$(stat -c %s "$template")" 'BEGIN { printf "%.1f", b / 1048576 }')"
+  lab_log "million: $name store of $stored leases written in $((($(date +%s%N) - started_ns) / 1000000)) ms, $(stat -c %s "$template") bytes"
   local base
   base=$(printf '%s\n' "${base_rss[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   for ((s = 1; s <= million_starts; s++)); do
     # A fresh copy each time, so every start reads the same file (the probe adds a lease).
-    store=$million_dir/run-$s.db
+    store=$million_dir/$name-run-$s.$suffix
     cp "$template" "$store"
-    million_start "$store" "1M-$s" || return 1
-    rm -f "$store" "$store-wal" "$store-shm"
-    record landlord million_restart_ms "$million_start_ms"
-    record landlord million_probe_ms "$million_probe_ms"
-    record landlord million_start_cpu_ms "$million_cpu_ms"
-    record landlord million_rss_kib "$million_rss"
-    record landlord million_rss_anon_kib "$million_anon"
-    record landlord million_rss_per_lease_b "$(awk -v a="$base" -v b="$million_rss" -v n="$stored" \
+    million_start "$name" "$store" "1M-$s" || return 1
+    rm -f "$store" "$store"-* "$store".*
+    record "$name" million_restart_ms "$million_start_ms"
+    record "$name" million_probe_ms "$million_probe_ms"
+    record "$name" million_start_cpu_ms "$million_cpu_ms"
+    record "$name" million_rss_kib "$million_rss"
+    record "$name" million_rss_anon_kib "$million_anon"
+    record "$name" million_rss_per_lease_b "$(awk -v a="$base" -v b="$million_rss" -v n="$stored" \
       'BEGIN { printf "%.1f", (b - a) * 1024 / n }')"
   done
-  report_notes+=("1M leases: $million_landlord_bin, $stored bound leases in 10.0.0.0/12 (MAC, no client id, no hostname), store file in the page cache (a copy made just before each start); probe: landlord-sim relay on lo, first OFFER from its pcap")
+  local binary=$million_landlord_bin
+  [[ "$name" == kea ]] && binary="kea-dhcp4 $(kea-dhcp4 -v 2>/dev/null), memfile"
+  report_notes+=("1M leases, $name: $binary; $stored bound leases in 10.0.0.0/12 (MAC, no client id, no hostname), the store file in the page cache (a copy made just before each start); probe: landlord-sim relay on lo, first OFFER from its pcap")
   million_down
 }
