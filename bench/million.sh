@@ -158,14 +158,17 @@ million_start() {
   fi
   pid=$!
   lab_pids+=("$pid")
-  # Nothing else binds port 67 in this namespace, so no `ss -p`: it reads every process's
-  # file descriptors and has been seen to take a second on this busy box.
+  # The server's own view of its namespace's UDP sockets (port 67 = 0043): no `ss -p` (it
+  # reads every process's descriptors) and no `ip netns exec` per poll, both of which have
+  # taken up to a second on this busy box.
+  port_bound() { grep -qs ':0043 ' "/proc/$pid/net/udp"; }
   for ((i = 0; i < wait_s * 100; i++)); do
     kill -0 "$pid" 2>/dev/null || break
-    [[ -n "$(ip netns exec "$million_ns" ss -Hlun 'sport = :67' 2>/dev/null)" ]] && break
+    port_bound && break
     sleep 0.01
   done
-  if [[ -z "$(ip netns exec "$million_ns" ss -Hlun 'sport = :67' 2>/dev/null)" ]]; then
+  local port_ms=$((($(date +%s%N) - t0_ns) / 1000000))
+  if ! port_bound; then
     lab_log "million $tag: $name did not open UDP port 67 within ${wait_s}s"
     tail -5 "$dir/server.log" >&2
     lab_stop "$pid"
@@ -201,13 +204,17 @@ million_start() {
   # When the DISCOVER left only after the server was ready (a small store; Kea, which opens
   # its socket only after loading), the figure includes the probe's own start: both are shown.
   million_probe_ms=$(awk -v d="${discover_s:-0}" -v t="$t0_ns" 'BEGIN { printf "%.0f", d * 1000 - t / 1e6 }')
-  lab_log "million $tag: first OFFER ${million_start_ms} ms after exec (DISCOVER sent at ${million_probe_ms} ms; server CPU ${million_cpu_ms} ms), VmRSS ${million_rss} KiB (anonymous ${million_anon})"
+  lab_log "million $tag: first OFFER ${million_start_ms} ms after exec (port 67 seen at ${port_ms} ms, DISCOVER sent at ${million_probe_ms} ms; server CPU ${million_cpu_ms} ms), VmRSS ${million_rss} KiB (anonymous ${million_anon})"
 }
 
 # million_measure NAME: the baseline on empty stores, then the 1 M-lease starts.
 million_measure() {
   local name=$1 s store base_rss=() suffix=db
   [[ "$name" == kea ]] && suffix=csv
+  if [[ ! -x "$million_sim_bin" || ("$name" == landlord && ! -x "$million_landlord_bin") ]]; then
+    lab_log "million: needs $million_sim_bin (and for landlord $million_landlord_bin); build them or set BENCH_BUILD_DIR"
+    return 1
+  fi
   million_up
   # Baseline: empty stores, which the server creates (landlord's gets the schema the 1 M file
   # is written into).
@@ -236,6 +243,7 @@ million_measure() {
     # A fresh copy each time, so every start reads the same file (the probe adds a lease).
     store=$million_dir/$name-run-$s.$suffix
     cp "$template" "$store"
+    sync "$store"  # its writeback would otherwise compete with the start
     million_start "$name" "$store" "1M-$s" || return 1
     rm -f "$store" "$store"-* "$store".*
     record "$name" million_restart_ms "$million_start_ms"
