@@ -29,16 +29,8 @@ void CommitPipeline::submit(std::vector<lease::Lease> records, Done done) {
   // The committer gets its own copy: on failure the records wait in the backlog.
   std::vector<lease::Lease> copy = records;
   const std::uint32_t slot = hold(InFlight{sequence, std::move(records), std::move(done)});
-  const bool accepted = committer_.submit(std::move(copy), [this, slot](CommitResult result) {
-    boost::asio::post(io_, [this, slot, result = std::move(result)]() mutable {
-      --in_flight_;
-      InFlight& entry = in_flight_slots_[slot];
-      on_committed(entry.sequence, entry.records, std::move(result), entry.done);
-      entry.records.clear();
-      entry.done = nullptr;
-      free_slots_.push_back(slot);
-    });
-  });
+  const bool accepted = committer_.submit(
+      std::move(copy), [this, slot](CommitResult result) { complete(slot, std::move(result)); });
   if (accepted) {
     ++in_flight_;
     return;
@@ -52,6 +44,32 @@ void CommitPipeline::submit(std::vector<lease::Lease> records, Done done) {
   entry.records.clear();
   entry.done = nullptr;
   free_slots_.push_back(slot);
+}
+
+void CommitPipeline::complete(std::uint32_t slot, CommitResult result) {
+  bool first = false;
+  {
+    std::lock_guard lock(completed_mutex_);
+    first = completed_.empty();
+    completed_.push_back(Completed{slot, std::move(result)});
+  }
+  if (first) boost::asio::post(io_, [this] { run_completed(); });
+}
+
+void CommitPipeline::run_completed() {
+  {
+    std::lock_guard lock(completed_mutex_);
+    std::swap(completed_, running_);
+  }
+  for (Completed& completed : running_) {
+    --in_flight_;
+    InFlight& entry = in_flight_slots_[completed.slot];
+    on_committed(entry.sequence, entry.records, std::move(completed.result), entry.done);
+    entry.records.clear();
+    entry.done = nullptr;
+    free_slots_.push_back(completed.slot);
+  }
+  running_.clear();
 }
 
 std::uint32_t CommitPipeline::hold(InFlight&& entry) {

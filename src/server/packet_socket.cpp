@@ -74,6 +74,15 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
     return fail("cannot bind");
   }
   if (socket.non_blocking(true, error)) return fail("cannot make non-blocking");
+  // Room for a burst while the loop is busy: the default (~208 KiB, a few hundred requests with
+  // the kernel's overhead) overflows when thousands of clients start at once. FORCE passes
+  // net.core.rmem_max with CAP_NET_ADMIN; without it the kernel caps the plain request there.
+  const int receive_buffer = kReceiveBufferBytes;
+  if (setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVBUFFORCE, &receive_buffer,
+                 sizeof receive_buffer) != 0) {
+    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVBUF, &receive_buffer,
+               sizeof receive_buffer);
+  }
   // Protocol 0: this socket only sends; the kernel queues nothing to it.
   FileDescriptor frames{::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
   std::string frame_error;
@@ -135,20 +144,24 @@ std::size_t PacketSocket::receive_batch(std::error_code& error) {
   return count;
 }
 
-std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,
-                                   const Destination& destination) {
-  sockaddr_in target = to_sockaddr(destination.address, destination.port);
-  iovec vector{const_cast<std::uint8_t*>(bytes.data()), bytes.size()};
-  alignas(cmsghdr) std::uint8_t control[CMSG_SPACE(sizeof(in_pktinfo))]{};
-  msghdr header{};
-  header.msg_name = &target;
-  header.msg_namelen = sizeof target;
-  header.msg_iov = &vector;
+void PacketSocket::queue(std::span<const std::uint8_t> payload, const Destination& destination) {
+  Queue& queue = outbox_->datagrams;
+  if (queue.count == kSendBatch) flush(queue, socket_.native_handle());
+  const std::size_t i = queue.count++;
+  std::copy(payload.begin(), payload.end(), queue.buffers[i].begin());
+  queue.destinations[i] = destination;
+  queue.targets[i] = to_sockaddr(destination.address, destination.port);
+  queue.vectors[i] = iovec{queue.buffers[i].data(), payload.size()};
+  msghdr& header = queue.headers[i].msg_hdr;
+  header = msghdr{};
+  header.msg_name = &queue.targets[i];
+  header.msg_namelen = sizeof queue.targets[i];
+  header.msg_iov = &queue.vectors[i];
   header.msg_iovlen = 1;
   if (destination.interface_index != 0 || !destination.source_address.is_zero()) {
     // The link to leave by (broadcasts and on-link unicasts) and our address on it.
-    header.msg_control = control;
-    header.msg_controllen = sizeof control;
+    header.msg_control = queue.controls[i].bytes;
+    header.msg_controllen = sizeof queue.controls[i].bytes;
     cmsghdr* message = CMSG_FIRSTHDR(&header);
     message->cmsg_level = IPPROTO_IP;
     message->cmsg_type = IP_PKTINFO;
@@ -158,32 +171,55 @@ std::error_code PacketSocket::send(std::span<const std::uint8_t> bytes,
     info.ipi_spec_dst.s_addr = htonl(destination.source_address.to_uint());
     std::memcpy(CMSG_DATA(message), &info, sizeof info);
   }
-  if (sendmsg(socket_.native_handle(), &header, 0) < 0) return last_error();
-  return {};
 }
 
-std::error_code PacketSocket::send_frame(std::span<const std::uint8_t> payload,
-                                         const Destination& destination,
-                                         std::uint16_t source_port) {
-  std::array<std::uint8_t, kIpv4UdpHeadersSize> headers;
+void PacketSocket::queue_frame(std::span<const std::uint8_t> payload,
+                               const Destination& destination, std::uint16_t source_port) {
+  Queue& queue = outbox_->frames;
+  if (queue.count == kSendBatch) flush(queue, frame_socket_.get());
+  const std::size_t i = queue.count++;
+  const std::span<std::uint8_t> buffer{queue.buffers[i]};
   write_ipv4_udp_headers(
-      headers, {destination.source_address, destination.address, source_port, destination.port},
-      payload);
-  sockaddr_ll link{};
+      buffer.first<kIpv4UdpHeadersSize>(),
+      {destination.source_address, destination.address, source_port, destination.port}, payload);
+  std::copy(payload.begin(), payload.end(), buffer.begin() + kIpv4UdpHeadersSize);
+  queue.destinations[i] = destination;
+  sockaddr_ll& link = queue.links[i];
+  link = sockaddr_ll{};
   link.sll_family = AF_PACKET;
   link.sll_protocol = htons(ETH_P_IP);
   link.sll_ifindex = static_cast<int>(destination.interface_index);
   link.sll_halen = 6;
   if (destination.frame_to) std::copy_n(destination.frame_to->begin(), 6, link.sll_addr);
-  std::array<iovec, 2> vectors{iovec{headers.data(), headers.size()},
-                               iovec{const_cast<std::uint8_t*>(payload.data()), payload.size()}};
-  msghdr header{};
+  queue.vectors[i] = iovec{buffer.data(), kIpv4UdpHeadersSize + payload.size()};
+  msghdr& header = queue.headers[i].msg_hdr;
+  header = msghdr{};
   header.msg_name = &link;
   header.msg_namelen = sizeof link;
-  header.msg_iov = vectors.data();
-  header.msg_iovlen = vectors.size();
-  if (sendmsg(frame_socket_.get(), &header, 0) < 0) return last_error();
-  return {};
+  header.msg_iov = &queue.vectors[i];
+  header.msg_iovlen = 1;
+}
+
+void PacketSocket::flush() {
+  flush(outbox_->datagrams, socket_.native_handle());
+  flush(outbox_->frames, frame_socket_.get());
+}
+
+void PacketSocket::flush(Queue& queue, int descriptor) {
+  std::size_t next = 0;
+  while (next < queue.count) {
+    const int sent =
+        sendmmsg(descriptor, &queue.headers[next], static_cast<unsigned>(queue.count - next), 0);
+    if (sent > 0) {
+      next += static_cast<std::size_t>(sent);
+      continue;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    // sendmmsg stops at the first message the kernel refuses: report it, go on after it.
+    if (on_send_failure_) on_send_failure_(queue.destinations[next], last_error());
+    ++next;
+  }
+  queue.count = 0;
 }
 
 namespace {

@@ -2,14 +2,15 @@
 // One UDP socket on the server port with IP_PKTINFO: every datagram tells us the link it came
 // in on and the destination address in its IP header (broadcast or unicast to us), and every
 // reply can name the link it must leave by. Asio owns the descriptor and says when it is
-// readable; the reads are recvmmsg (a burst costs one call per kReceiveBatch datagrams), the
-// writes sendmsg.
+// readable; the reads are recvmmsg (a burst costs one call per kReceiveBatch datagrams), and
+// replies wait in an outbox until flush(), which sends them with one sendmmsg per socket.
 // Replies to clients on the ingress link (direct to a client with no address yet, and
 // broadcasts) leave instead as frames on an AF_PACKET socket that receives nothing: no ARP
 // entry per client, and no neighbour entry at all (the kernel's table holds ~1,024; a full one
 // drops even UDP broadcasts, silently).
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
+#include <linux/if_packet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -27,11 +29,14 @@
 #include "landlord/config/config.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/reply_routing.hpp"
+#include "landlord/server/udp_frame.hpp"
 #include "landlord/wire/message.hpp"
 
 namespace landlord::server {
 
 inline constexpr std::size_t kReceiveBatch = 32;
+inline constexpr std::size_t kSendBatch = 32;
+inline constexpr int kReceiveBufferBytes = 4 << 20;
 
 class FileDescriptor {
  public:
@@ -64,14 +69,20 @@ class PacketSocket {
   std::span<const std::uint8_t> payload(std::size_t i) const {
     return {batch_->buffers[i].data(), batch_->datagrams[i].size};
   }
-  std::error_code send(std::span<const std::uint8_t> bytes, const Destination& destination);
 
+  // Replies are queued and leave at flush() (or when kSendBatch are waiting): a burst of
+  // replies costs one sendmmsg(2) per socket instead of a sendmsg each. A reply the kernel
+  // refuses is reported to the send-failure handler with its destination.
+  using SendFailure = std::function<void(const Destination&, std::error_code)>;
+  void on_send_failure(SendFailure handler) { on_send_failure_ = std::move(handler); }
+  void queue(std::span<const std::uint8_t> payload, const Destination& destination);
   bool sends_frames() const { return frame_socket_.valid(); }
   const std::string& frame_error() const { return frame_error_; }
   // `payload` as one IPv4/UDP datagram in an Ethernet frame to `destination.frame_to` out of
   // `destination.interface_index`, from `destination.source_address`, port `source_port`.
-  std::error_code send_frame(std::span<const std::uint8_t> payload, const Destination& destination,
-                             std::uint16_t source_port);
+  void queue_frame(std::span<const std::uint8_t> payload, const Destination& destination,
+                   std::uint16_t source_port);
+  void flush();
   // Without frames: a temporary ARP entry on `interface_name` (SIOCSARP, as dnsmasq does) so
   // a unicast to a client that has no address yet needs no ARP exchange.
   std::error_code install_arp_entry(Ipv4 address, const Mac& hardware,
@@ -85,7 +96,8 @@ class PacketSocket {
       : socket_(std::move(socket)),
         frame_socket_(std::move(frame_socket)),
         frame_error_(std::move(frame_error)),
-        batch_(std::make_unique<Batch>()) {}
+        batch_(std::make_unique<Batch>()),
+        outbox_(std::make_unique<Outbox>()) {}
 
   // Buffers and kernel headers for recvmmsg, allocated and linked once.
   struct Batch {
@@ -103,10 +115,34 @@ class PacketSocket {
     std::array<Control, kReceiveBatch> controls;
   };
 
+  // Replies waiting for flush(), with the kernel headers for sendmmsg. A frame's buffer holds
+  // its IPv4/UDP headers, then the payload.
+  struct Queue {
+    std::size_t count = 0;
+    std::array<std::array<std::uint8_t, kIpv4UdpHeadersSize + wire::kMaxPacketSize>, kSendBatch>
+        buffers;
+    std::array<Destination, kSendBatch> destinations;
+    std::array<mmsghdr, kSendBatch> headers;
+    std::array<iovec, kSendBatch> vectors;
+    std::array<sockaddr_in, kSendBatch> targets;
+    std::array<sockaddr_ll, kSendBatch> links;
+    struct alignas(cmsghdr) Control {
+      std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
+    };
+    std::array<Control, kSendBatch> controls;
+  };
+  struct Outbox {
+    Queue datagrams;  // through the UDP socket
+    Queue frames;     // through the packet socket
+  };
+  void flush(Queue& queue, int descriptor);
+
   boost::asio::ip::udp::socket socket_;
   FileDescriptor frame_socket_;
   std::string frame_error_;
   std::unique_ptr<Batch> batch_;
+  std::unique_ptr<Outbox> outbox_;
+  SendFailure on_send_failure_;
 };
 
 }  // namespace landlord::server

@@ -60,6 +60,10 @@ class Server {
         drain_timer_(io),
         signals_(io, SIGTERM, SIGINT, SIGHUP) {
     signals_.add(SIGUSR1);
+    socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
+      send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
+                    destination.address.to_string(), destination.port, error.message());
+    });
   }
 
   Expected<void, std::string> start() {
@@ -236,13 +240,9 @@ class Server {
       return;
     }
     const std::span<const std::uint8_t> payload{send_buffer_.data(), built->size};
-    if (const std::error_code sent = deliver(payload, *destination, ingress)) {
-      send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
-                    destination->address.to_string(), destination->port, sent.message());
-      return;
-    }
+    deliver(payload, *destination, ingress);
     if (spdlog::should_log(spdlog::level::debug)) {
-      spdlog::debug("sent {} xid {:#010x} to {}:{} ({}, {} bytes)",
+      spdlog::debug("sending {} xid {:#010x} to {}:{} ({}, {} bytes)",
                     reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
                     reply.message.xid, destination->address.to_string(), destination->port,
                     engine::to_string(reply.route), built->size);
@@ -252,11 +252,13 @@ class Server {
   // A reply to a client on the ingress link leaves as an Ethernet frame when it can: no ARP
   // entry, no neighbour entry. Otherwise through the UDP socket, after an ARP entry for a client
   // with no address yet.
-  std::error_code deliver(std::span<const std::uint8_t> payload, Destination destination,
-                          const Link* ingress) {
+  void deliver(std::span<const std::uint8_t> payload, Destination destination,
+               const Link* ingress) {
+    flush_soon();
     if (destination.frame_to && ingress != nullptr) {
       if (ingress->ethernet && socket_.sends_frames()) {
-        return socket_.send_frame(payload, destination, config_.server.listen.port);
+        socket_.queue_frame(payload, destination, config_.server.listen.port);
+        return;
       }
       if (*destination.frame_to != kBroadcastMac) {
         if (auto error = socket_.install_arp_entry(destination.address, *destination.frame_to,
@@ -269,7 +271,18 @@ class Server {
         // The entry is left for the kernel to age out, as dnsmasq does.
       }
     }
-    return socket_.send(payload, destination);
+    socket_.queue(payload, destination);
+  }
+
+  // Replies decided in one turn of the event loop (a recvmmsg batch, a committed batch) leave
+  // together, right after it.
+  void flush_soon() {
+    if (flush_posted_) return;
+    flush_posted_ = true;
+    boost::asio::post(io_, [this] {
+      flush_posted_ = false;
+      socket_.flush();
+    });
   }
 
   // ---- expiry ---------------------------------------------------------------------------
@@ -372,6 +385,7 @@ class Server {
         spdlog::error("stopping with {} lease records not written (store failing)",
                       pipeline_.backlog_size() + pipeline_.in_flight());
       }
+      socket_.flush();
       log_counters();
       spdlog::info("stopped");
       io_.stop();
@@ -455,6 +469,7 @@ class Server {
   std::chrono::steady_clock::time_point last_link_scan_{};
   std::chrono::steady_clock::time_point drain_started_{};
   bool draining_ = false;
+  bool flush_posted_ = false;
   std::uint64_t malformed_ = 0, unroutable_ = 0;
   RateLimitedLog malformed_log_, unroutable_log_, store_down_log_, arp_log_, send_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per

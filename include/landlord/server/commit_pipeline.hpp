@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -88,6 +89,15 @@ class CommitPipeline {
     std::vector<lease::Lease> records;
     Done done;
   };
+  // What the committer's thread reports, handed to the event loop with one post per burst (a
+  // committed batch completes many submissions at once).
+  struct Completed {
+    std::uint32_t slot;
+    CommitResult result;
+  };
+  void complete(std::uint32_t slot, CommitResult result);  // any thread
+  void run_completed();
+
   std::uint32_t hold(InFlight&& entry);
   void on_committed(std::uint64_t sequence, const std::vector<lease::Lease>& records,
                     CommitResult result, const Done& done);
@@ -108,6 +118,9 @@ class CommitPipeline {
   std::map<Ipv4, Pending> backlog_;
   std::deque<InFlight> in_flight_slots_;  // a deque: slots never move
   std::vector<std::uint32_t> free_slots_;
+  std::mutex completed_mutex_;
+  std::vector<Completed> completed_;  // guarded by completed_mutex_
+  std::vector<Completed> running_;    // the event loop's: the last burst, swapped out
   CommitPipelineCounters counters_;
   std::chrono::steady_clock::time_point last_failure_log_{};
   std::uint64_t failures_since_log_ = 0;

@@ -2,6 +2,8 @@
 
 #include <deque>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -86,6 +88,36 @@ TEST_F(CommitPipelineTest, TheReplyWaitsUntilTheRecordsAreWritten) {
   EXPECT_EQ(statuses[0], CommitStatus::Durable);
   EXPECT_EQ(pipeline.in_flight(), 0u);
   EXPECT_EQ(pipeline.counters().records_written, 1u);
+}
+
+TEST_F(CommitPipelineTest, ABurstOfCompletionsFromTheWorkerThreadRunsInOrderOnTheLoop) {
+  std::vector<int> completed;
+  for (int i = 0; i < 50; ++i) {
+    pipeline.submit({record(static_cast<std::uint8_t>(i + 1))},
+                    [&completed, i](CommitStatus status) {
+                      EXPECT_EQ(status, CommitStatus::Durable);
+                      completed.push_back(i);
+                    });
+  }
+  // The store's worker completes a whole batch at once, from its own thread; a second burst
+  // arrives after the loop has taken the first.
+  std::thread first([this] {
+    for (int i = 0; i < 30; ++i) committer.succeed();
+  });
+  first.join();
+  EXPECT_TRUE(completed.empty()) << "completions run on the event loop, not on the worker";
+  settle();
+  EXPECT_EQ(completed.size(), 30u);
+  std::thread second([this] {
+    for (int i = 0; i < 20; ++i) committer.succeed();
+  });
+  second.join();
+  settle();
+  std::vector<int> expected(50);
+  for (int i = 0; i < 50; ++i) expected[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(completed, expected);
+  EXPECT_EQ(pipeline.in_flight(), 0u);
+  EXPECT_EQ(pipeline.counters().records_written, 50u);
 }
 
 TEST_F(CommitPipelineTest, AStaleTokenSuppressesTheReplyAndIsNotRetried) {
