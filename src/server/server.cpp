@@ -20,6 +20,7 @@
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/links.hpp"
 #include "landlord/server/reply_routing.hpp"
+#include "landlord/server/restore.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/open_store.hpp"
 #include "packet_socket.hpp"
@@ -501,16 +502,12 @@ int run(config::Config config, const ServerOptions& options) {
   // Start-up: every stored record back into memory before the first packet. Leases that ended
   // while we were down are reclaimed as soon as the loop runs: their deadlines have passed.
   engine::Engine engine{config};
-  std::size_t restored = 0;
-  auto loaded = lease_store->load([&](lease::Lease&& record) {
-    engine.restore(std::move(record));
-    ++restored;
-  });
-  if (!loaded) {
-    spdlog::critical("cannot load leases from the store: {}", loaded.error().message);
+  auto restored = restore_leases(*lease_store, engine);
+  if (!restored) {
+    spdlog::critical("cannot load leases from the store: {}", restored.error().message);
     return 1;
   }
-  spdlog::info("restored {} lease records from {}", restored, config.store.path);
+  spdlog::info("restored {} lease records from {}", *restored, config.store.path);
 
   store::CommitQueueOptions queue_options;
   queue_options.batch_max = config.store.batch_max;
