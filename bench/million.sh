@@ -2,13 +2,14 @@
 # show (its 198.18.0.0/15 holds 131k addresses): RSS per lease and exec-to-first-OFFER.
 #
 # The leases are data only: a store file with 1 M bound rows in 10.0.0.0/12, written by the
-# sqlite3 shell into the schema landlord itself created. The daemon runs in a namespace of its
-# own with nothing but loopback (198.18.0.1/32 added to lo; no other interface, no route), so
-# no packet can leave it whatever the data says. It serves relayed traffic only
-# (server.interfaces: []); the probe is landlord-sim in relay mode on lo, giaddr 198.18.0.1,
-# which selects the small subnet 198.18.0.0/24.
+# sqlite3 shell into the schema landlord itself created (for Kea: the same leases as memfile
+# CSV). The server runs in a namespace of its own with nothing but loopback (198.18.0.1/32
+# added to lo; no other interface, no route), so no packet can leave it whatever the data
+# says. It serves relayed traffic only (landlord: server.interfaces: []); the probe is
+# landlord-sim in relay mode on lo, giaddr 198.18.0.1, which selects the small subnet
+# 198.18.0.0/24.
 #
-# Each start: exec the daemon, wait for its UDP port 67 (landlord binds it before it opens the
+# Each start: exec the server, wait for its UDP port 67 (landlord binds it before it opens the
 # store, and a DISCOVER that arrives while it loads waits in the socket), start one relayed
 # client, and read the time of the first OFFER from the simulator's pcap (wall-clock stamps).
 # The same procedure on an empty store with the same config gives the baseline RSS.
@@ -29,7 +30,7 @@ million_sim_bin=$million_build_dir/tools/landlord-sim/landlord-sim
 million_report_rows=(
   "million_restart_ms|1M leases: ms from exec to first OFFER (median)|< 1000|l < 1000"
   "million_probe_ms|  1M: ms from exec to the probe's DISCOVER||"
-  "million_start_cpu_ms|  1M: daemon CPU ms from exec to first OFFER||"
+  "million_start_cpu_ms|  1M: server CPU ms from exec to first OFFER||"
   "million_rss_per_lease_b|1M leases: RSS bytes per lease (vs empty store)|<= 150|l <= 150"
   "million_rss_kib|  1M: VmRSS KiB after the first OFFER||"
   "million_rss_anon_kib|  1M: anonymous RSS KiB (heap, SQLite cache)||"
