@@ -53,7 +53,8 @@ RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& s
   const std::int64_t start_ns = clock.precise_ns();
   std::int64_t next_progress_ns = start_ns + 1'000'000'000;
   const auto elapsed_s = [&] { return static_cast<double>(clock.precise_ns() - start_ns) / 1e9; };
-  const auto on_packet = [&](std::span<const std::uint8_t> payload) {
+  // Built once: a std::function made from this lambda at each poll would allocate each time.
+  const Transport::Receiver on_packet = [&](std::span<const std::uint8_t> payload) {
     fleet.receive(payload, clock.now(), clock.precise_ns(), transport);
   };
   while (!stop) {
