@@ -106,9 +106,9 @@ void Auditor::on_event(ClientIndex client, const Event& event, TimePoint now) {
 // server at least until its request was sent plus its lease time (less rounding): if `now` is
 // before that, two clients held the address at once.
 void Auditor::hold(ClientIndex client, Ipv4 address, TimePoint until, TimePoint now) {
-  if (const auto previous = held_by_client_.find(client);
-      previous != held_by_client_.end() && previous->second != address) {
-    drop(client, previous->second);  // a client holds one lease; the old one was replaced
+  if (held_by_client_.size() <= client) held_by_client_.resize(std::size_t{client} + 1);
+  if (const auto previous = held_by_client_[client]; previous && *previous != address) {
+    drop(client, *previous);  // a client holds one lease; the old one was replaced
   }
   const auto it = holders_.find(address);
   if (it != holders_.end() && it->second.client != client && now + grace_ < it->second.until) {
@@ -124,8 +124,9 @@ void Auditor::hold(ClientIndex client, Ipv4 address, TimePoint until, TimePoint 
 void Auditor::drop(ClientIndex client, Ipv4 address) {
   const auto it = holders_.find(address);
   if (it != holders_.end() && it->second.client == client) holders_.erase(it);
-  const auto mine = held_by_client_.find(client);
-  if (mine != held_by_client_.end() && mine->second == address) held_by_client_.erase(mine);
+  if (client < held_by_client_.size() && held_by_client_[client] == address) {
+    held_by_client_[client].reset();
+  }
 }
 
 void Auditor::report(Violation::Kind kind, TimePoint at, std::string detail) {

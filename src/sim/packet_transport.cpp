@@ -92,11 +92,13 @@ class PacketTransport final : public Transport {
   void flush() override {
     std::size_t done = 0;
     for (int stalls = 0; done < queued_ && stalls < 100;) {
-      std::array<mmsghdr, kBatch> headers{};
-      std::array<iovec, kBatch> vectors{};
+      // Only the entries in use are set: zeroing all 64 each time cost more than the rest.
+      std::array<mmsghdr, kBatch> headers;
+      std::array<iovec, kBatch> vectors;
       const std::size_t count = queued_ - done;
       for (std::size_t i = 0; i < count; ++i) {
         vectors[i] = {out_[done + i].data(), out_size_[done + i]};
+        headers[i] = {};
         headers[i].msg_hdr.msg_iov = &vectors[i];
         headers[i].msg_hdr.msg_iovlen = 1;
       }

@@ -77,7 +77,7 @@ class Auditor {
   Duration grace_;
   std::vector<Recent> recent_;  // by client index
   std::unordered_map<Ipv4, Holding> holders_;
-  std::unordered_map<ClientIndex, Ipv4> held_by_client_;
+  std::vector<std::optional<Ipv4>> held_by_client_;  // by client index: no node per lease
   std::vector<std::uint8_t> expected_relay_agent_info_;
   bool check_relay_agent_info_ = false;
   std::vector<Violation> violations_;

@@ -111,6 +111,9 @@ struct Event {
 
 // At most one transmission and a few events per step.
 struct Output {
+  // User-provided on purpose: with the implicit constructor g++ 12 zeroes all of
+  // `transmission`'s ~6 KB storage (a Message) at every step, the client's largest cost.
+  Output() {}  // NOLINT(modernize-use-equals-default)
   std::optional<Transmission> transmission;
   std::array<Event, 4> events{};
   std::size_t event_count = 0;
