@@ -3,6 +3,7 @@
 #include <array>
 
 #include "record_text.hpp"
+#include "sqlite_checkpointer.hpp"
 #include "sqlite_schema.hpp"
 #include "sqlite_support.hpp"
 
@@ -13,8 +14,11 @@ using detail::Statement;
 struct SqliteLeaseStore::Connection {
   sqlite3* db = nullptr;
   Statement begin, commit, rollback, upsert, select_all;
+  int wal_frames = 0;  // after the last commit, from the WAL hook
+  std::unique_ptr<detail::Checkpointer> checkpointer;  // none when read-only
 
   ~Connection() {
+    checkpointer.reset();  // its thread and connection first
     // Statements first: a connection with live statements cannot close.
     begin.reset();
     commit.reset();
@@ -127,6 +131,17 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
     if (auto configured = configure_writer(connection->db, path); !configured) {
       return unexpected(configured.error());
     }
+    // Replaces SQLite's autocheckpoint (itself a WAL hook): checkpoints move off the commit path.
+    sqlite3_wal_hook(
+        connection->db,
+        [](void* context, sqlite3*, const char*, int frames) {
+          static_cast<Connection*>(context)->wal_frames = frames;
+          return SQLITE_OK;
+        },
+        connection.get());
+    auto checkpointer = detail::Checkpointer::open(path);
+    if (!checkpointer) return unexpected(checkpointer.error());
+    connection->checkpointer = std::move(*checkpointer);
   }
   const std::array<std::pair<Statement*, std::string_view>, 5> statements{{
       {&connection->begin, "BEGIN IMMEDIATE"},
@@ -212,7 +227,14 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
   code = sqlite3_step(connection_->commit.get());
   if (code != SQLITE_DONE) return fail(code, "committing", connection_->commit.get());
   sqlite3_reset(connection_->commit.get());
+  if (connection_->checkpointer) connection_->checkpointer->after_commit(db, connection_->wal_frames);
   return results;
+}
+
+CheckpointCounts SqliteLeaseStore::checkpoints() const {
+  if (!connection_->checkpointer) return {};
+  return {connection_->checkpointer->background_checkpoints(),
+          connection_->checkpointer->writer_checkpoints()};
 }
 
 Expected<DurabilitySettings, StoreError> SqliteLeaseStore::durability() const {

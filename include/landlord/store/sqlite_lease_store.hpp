@@ -2,6 +2,7 @@
 // The embedded default backend: one SQLite file, WAL journal, synchronous=FULL, so each
 // commit() is one transaction and one fsync of the WAL. Schema and queries: docs/lease-store.md.
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,13 @@ struct DurabilitySettings {
   int synchronous = 0;       // 2 = FULL: the WAL is fsynced at every commit
 };
 
+// Checkpoints (WAL pages copied into the database file) run on a thread of their own; the
+// committing thread only finishes the last few pages of each (see sqlite_checkpointer.hpp).
+struct CheckpointCounts {
+  std::uint64_t background = 0;  // passes on the checkpoint thread
+  std::uint64_t writer = 0;      // catch-ups on the committing thread
+};
+
 class SqliteLeaseStore final : public LeaseStore {
  public:
   // Opens or creates the store. A file that is not an SQLite database is Corrupt; an SQLite
@@ -40,6 +48,7 @@ class SqliteLeaseStore final : public LeaseStore {
 
   const std::string& path() const { return path_; }
   Expected<DurabilitySettings, StoreError> durability() const;
+  CheckpointCounts checkpoints() const;
 
   static constexpr int kSchemaVersion = 1;
   static constexpr int kApplicationId = 0x4c4c4431;  // "LLD1": marks the file as ours

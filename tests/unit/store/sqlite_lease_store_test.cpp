@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "landlord/store/open_store.hpp"
 #include "store_test_support.hpp"
@@ -106,6 +107,40 @@ TEST_F(SqliteLeaseStoreTest, RunsWithWalAndSynchronousFull) {
   // WAL is a property of the file: another connection sees it too.
   RawConnection other(file());
   EXPECT_EQ(other.rows("PRAGMA journal_mode"), std::vector<std::string>{"wal"});
+}
+
+TEST_F(SqliteLeaseStoreTest, CheckpointsRunBesideTheWriterAndTheWalStartsOver) {
+  auto store = open_ok();
+  ASSERT_TRUE(store);
+  // Scattered addresses touch many pages per commit: 400 commits of 32 leases write well over
+  // ten times the checkpoint threshold into the WAL.
+  std::uint32_t next = 0;
+  std::vector<lease::Lease> written;
+  for (int commit = 0; commit < 400; ++commit) {
+    std::vector<lease::Lease> batch;
+    for (int leases = 0; leases < 32; ++leases) {
+      next = next * 1'103'515'245u + 12'345u;  // a fixed pseudo-random walk over 198.18.0.0/15
+      batch.push_back(bound_lease((next >> 8) & 0x1ffffu));
+    }
+    ASSERT_TRUE(store->commit(batch));
+    written.insert(written.end(), batch.begin(), batch.end());
+  }
+  const CheckpointCounts counts = store->checkpoints();
+  EXPECT_GT(counts.background, 0u) << "the checkpoint thread never ran";
+  EXPECT_GT(counts.writer, 0u) << "the writer never finished one: the WAL would never restart";
+  // A WAL that never started over would hold every page written: far above the threshold.
+  const auto wal_pages = std::filesystem::file_size(file().string() + "-wal") / 4096;
+  constexpr std::uintmax_t kCheckpointStartFrames = 1000;  // ours, as SQLite's default
+  EXPECT_LT(wal_pages, 4 * kCheckpointStartFrames) << "WAL pages";
+  // Everything committed reads back, from a second connection too.
+  store.reset();
+  auto reopened = open_ok();
+  ASSERT_TRUE(reopened);
+  const auto loaded = load_all(*reopened);
+  std::map<Ipv4, lease::Lease> last;
+  for (const auto& lease : written) last[lease.address] = lease;
+  ASSERT_EQ(loaded.size(), last.size());
+  for (const auto& lease : loaded) EXPECT_TRUE(same_lease(lease, last.at(lease.address)));
 }
 
 TEST_F(SqliteLeaseStoreTest, OperatorsReadTheLeasesTable) {

@@ -1,0 +1,57 @@
+#pragma once
+// Copies the WAL's pages back into the database file on a thread of its own.
+//
+// SQLite checkpoints on the committing connection by default (every 1,000 WAL pages): with
+// 100k leases spread over the file one took 10-200 ms, and every ACK queued behind that commit
+// waited (steady state at 100k clients: RENEW->ACK p99 74-152 ms, against 0.35 ms with the
+// memory store). Here a second connection checkpoints PASSIVE — it never blocks the writer —
+// until only a few pages are left; the writer then copies those few itself after its next
+// commit, so the WAL is fully copied and the next transaction starts it over from the top
+// (SQLite resets a WAL only when every frame is in the database file).
+#include <sqlite3.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "landlord/base/expected.hpp"
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::store::detail {
+
+class Checkpointer {
+ public:
+  static constexpr int kStartFrames = 1000;         // SQLite's own autocheckpoint threshold
+  static constexpr int kCatchUpFrames = 256;        // what the writer copies itself, at most
+  static constexpr int kWriterLimitFrames = 20000;  // ~80 MiB: the writer checkpoints whatever
+
+  // Opens the second connection to `path` (a store already opened and configured by the writer).
+  static Expected<std::unique_ptr<Checkpointer>, StoreError> open(const std::string& path);
+  ~Checkpointer();
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  // The writer's thread, after each commit, with the WAL's size in frames from its wal hook.
+  void after_commit(sqlite3* writer, int wal_frames);
+
+  std::uint64_t background_checkpoints() const { return background_.load(); }
+  std::uint64_t writer_checkpoints() const { return writer_.load(); }
+
+ private:
+  explicit Checkpointer(sqlite3* db);
+  void run();
+
+  sqlite3* db_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool requested_ = false;             // guarded by mutex_
+  bool stopping_ = false;              // guarded by mutex_
+  std::atomic<bool> catch_up_{false};  // the background passes left little: writer, finish it
+  std::atomic<std::uint64_t> background_{0}, writer_{0};
+  std::thread thread_;
+};
+
+}  // namespace landlord::store::detail
