@@ -12,12 +12,14 @@ int hex_value(char c) {
 
 std::string to_colon_hex(std::span<const std::uint8_t> bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(bytes.size() * 3);
-  for (std::size_t index = 0; index < bytes.size(); ++index) {
-    if (index > 0) text += ':';
-    text += kDigits[bytes[index] >> 4];
-    text += kDigits[bytes[index] & 0xf];
+  if (bytes.empty()) return {};
+  // Sized once and written in place: this runs for every lease the store writes.
+  std::string text(bytes.size() * 3 - 1, ':');
+  char* out = text.data();
+  for (const std::uint8_t byte : bytes) {
+    out[0] = kDigits[byte >> 4];
+    out[1] = kDigits[byte & 0xf];
+    out += 3;
   }
   return text;
 }

@@ -83,6 +83,8 @@ namespace {
 TEST(ColonHex, RoundTripsAndRefusesMalformedText) {
   const std::uint8_t bytes[] = {0x02, 0x00, 0xab, 0xcd};
   EXPECT_EQ(to_colon_hex(bytes), "02:00:ab:cd");
+  EXPECT_EQ(to_colon_hex(std::span<const std::uint8_t>{}), "");
+  EXPECT_EQ(to_colon_hex(std::span{bytes, 1}), "02");
   std::array<std::uint8_t, 4> out{};
   EXPECT_EQ(parse_colon_hex("02:00:AB-cd", out), 4u);
   EXPECT_TRUE(std::equal(out.begin(), out.end(), bytes));
