@@ -1,7 +1,8 @@
 # Sourced by bench/run: driving perfdhcp from the client namespace and reading its report.
 #
-# perfdhcp sends from the client end of the veth (-l IFACE: broadcast, port 68, no relay), so
-# each server sees directly attached clients on its interface. Every call has a duration
+# perfdhcp runs on the client end of the veth (-l IFACE) as a relay agent: it broadcasts from
+# port 67 with giaddr set to its own address, and servers answer it by unicast (tcpdump in the
+# lab; bench/README.md). Every call has a duration
 # (-p) or a count (-n) and an outer `timeout`, so no load loop can run unbounded.
 
 perf_cpu="0"           # CPU perfdhcp is pinned to ("-" = not pinned); the server gets the other
