@@ -36,8 +36,10 @@ RunClock::RunClock()
               std::chrono::system_clock::now().time_since_epoch())})),
       steady_start_ns_(steady_ns()) {}
 
-TimePoint RunClock::now() const {
-  return wall_start_ + Duration{(steady_ns() - steady_start_ns_) / 1'000'000};
+TimePoint RunClock::now() const { return at(steady_ns()); }
+
+TimePoint RunClock::at(std::int64_t precise_ns) const {
+  return wall_start_ + Duration{(precise_ns - steady_start_ns_) / 1'000'000};
 }
 
 std::int64_t RunClock::precise_ns() const { return steady_ns(); }
@@ -55,12 +57,14 @@ RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& s
   const auto elapsed_s = [&] { return static_cast<double>(clock.precise_ns() - start_ns) / 1e9; };
   // Built once: a std::function made from this lambda at each poll would allocate each time.
   const Transport::Receiver on_packet = [&](std::span<const std::uint8_t> payload) {
-    fleet.receive(payload, clock.now(), clock.precise_ns(), transport);
+    const std::int64_t precise_ns = clock.precise_ns();
+    fleet.receive(payload, clock.at(precise_ns), precise_ns, transport);
   };
   while (!stop) {
-    const TimePoint now = clock.now();
+    const std::int64_t now_ns = clock.precise_ns();
+    const TimePoint now = clock.at(now_ns);
     if (fleet.finished(now)) break;
-    fleet.advance(now, clock.precise_ns(), transport);
+    fleet.advance(now, now_ns, transport);
     transport.flush();
     Duration wait = kMaxPollWait;
     if (const auto next = fleet.next_deadline()) {

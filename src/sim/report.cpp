@@ -93,10 +93,11 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
       s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions, s.gave_up);
   const double packets = static_cast<double>(s.packets_sent + s.packets_received);
   out += fmt::format(
-      R"(  "packets": {{"sent": {}, "received": {}, "replies_dropped": {}, "unicast_blocked": {}, "unparsable": {}, "per_cpu_second": {:.0f}}},)"
+      R"(  "packets": {{"sent": {}, "received": {}, "replies_dropped": {}, "unicast_blocked": {}, "unparsable": {}, "per_cpu_second": {:.0f}, "receive_drops": {}}},)"
       "\n",
       s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked, s.unparsable,
-      info.cpu_s > 0 ? packets / info.cpu_s : 0.0);
+      info.cpu_s > 0 ? packets / info.cpu_s : 0.0,
+      info.receive_drops ? fmt::format("{}", *info.receive_drops) : std::string("null"));
   out += "  \"latency_ms\": {";
   bool first = true;
   for (std::size_t i = 0; i < kExchangeCount; ++i) {
@@ -148,8 +149,10 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
   out += fmt::format(
       "expirations {}  releases {}  declines {}  vanished {}  naks {}  timeouts {}  gave up {}\n",
       s.expirations, s.releases, s.declines, s.vanished, s.naks, s.retransmissions, s.gave_up);
-  out += fmt::format("packets sent {}  received {}  dropped (injected) {}  unicast blocked {}\n",
+  out += fmt::format("packets sent {}  received {}  dropped (injected) {}  unicast blocked {}",
                      s.packets_sent, s.packets_received, s.replies_dropped, s.unicast_blocked);
+  if (info.receive_drops) out += fmt::format("  lost in our full receive queue {}", *info.receive_drops);
+  out += "\n";
   for (std::size_t i = 0; i < kExchangeCount; ++i) {
     const auto exchange = static_cast<Exchange>(i);
     if (!has_replies(exchange) || s.latency_ms[i].empty()) continue;

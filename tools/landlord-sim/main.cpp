@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
   if (terminal) std::fputs("\n", stdout);
 
   const RunInfo info{transport->name(), transport->note(), w.seed,
-                     result.elapsed_s,  result.cpu_s,      loop ? &*loop : nullptr};
+                     result.elapsed_s,  result.cpu_s,      loop ? &*loop : nullptr,
+                     transport->receive_drops()};
   std::fputs(report_text(fleet, info).c_str(), stdout);
   if (!settings.report_path.empty()) {
     std::ofstream out(settings.report_path);

@@ -1,6 +1,7 @@
 #pragma once
 // The end-of-run report: a readable summary for people and JSON (--report) for CI and bench/.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "landlord/sim/closed_loop.hpp"
@@ -15,6 +16,7 @@ struct RunInfo {
   double elapsed_s = 0;  // wall time of the run
   double cpu_s = 0;      // process CPU time (user + system)
   const ClosedLoop* closed_loop = nullptr;  // --closed-loop: its steps and verdict
+  std::optional<std::size_t> receive_drops{};  // replies our full receive queue lost, if known
 };
 
 std::string report_json(const Fleet& fleet, const RunInfo& info);

@@ -40,6 +40,9 @@ class Transport : public Sink {
   void capture_to(PcapWriter* writer) { pcap_ = writer; }
   // The option 82 this transport adds to every request (relay mode); empty when none.
   virtual std::span<const std::uint8_t> relay_agent_info() const { return {}; }
+  // Replies the kernel dropped because our receive queue was full, so far: the simulator, not
+  // the server, lost them. nullopt when the transport cannot tell.
+  virtual std::optional<std::size_t> receive_drops() { return std::nullopt; }
 
  protected:
   PcapWriter* pcap_ = nullptr;
@@ -83,6 +86,8 @@ class RunClock {
   RunClock();
   TimePoint now() const;
   std::int64_t precise_ns() const;
+  // now() at the moment precise_ns() returned `precise_ns`: one clock read serves both.
+  TimePoint at(std::int64_t precise_ns) const;
 
  private:
   TimePoint wall_start_;

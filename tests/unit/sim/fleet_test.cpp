@@ -74,6 +74,12 @@ TEST(Fleet, ReportCarriesTheCounts) {
       report_text(fleet, RunInfo{"relay", "renew and rebind both relayed", 11, 1, 1});
   EXPECT_NE(text.find("transport: relay — renew and rebind both relayed"), std::string::npos)
       << text;
+  // Replies lost in our own receive queue: null when the transport cannot tell, else counted.
+  EXPECT_NE(json.find(R"("receive_drops": null)"), std::string::npos) << json;
+  EXPECT_EQ(text.find("lost in our full receive queue"), std::string::npos) << text;
+  const RunInfo l2{"l2", "frames", 11, 1, 1, nullptr, 37};
+  EXPECT_NE(report_json(fleet, l2).find(R"("receive_drops": 37)"), std::string::npos);
+  EXPECT_NE(report_text(fleet, l2).find("lost in our full receive queue 37"), std::string::npos);
 }
 
 TEST(Fleet, DefaultTimersWhenTheServerSendsNone) {
