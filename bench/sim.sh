@@ -95,10 +95,10 @@ sim_trial() {
   else
     trial_verdict=pass
   fi
-  # Replies lost in landlord-sim's own full receive ring: the simulator's loss, not the server's.
+  # Replies lost in landlord-sim's own full receive queue: the simulator's loss, not the server's.
   local sim_drops
-  sim_drops=$(json_number "$report" receive_drops)
-  lab_log "$name: landlord-sim trial ${rate}/s: $trial_leases leases of $clients clients, REQUEST->ACK p99 $trial_p99 ms, sim ${cpu_s}s CPU, ${sim_drops:-?} replies lost in its receive ring -> $trial_verdict"
+  sim_drops=$(json_number "$report" receive_drops || true)
+  lab_log "$name: landlord-sim trial ${rate}/s: $trial_leases leases of $clients clients, REQUEST->ACK p99 $trial_p99 ms, sim ${cpu_s}s CPU, ${sim_drops:-?} replies lost in its receive queue -> $trial_verdict"
 }
 
 # Saturation with landlord-sim: the same doubling-then-bisection search as measure_saturation,
