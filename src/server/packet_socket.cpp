@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "landlord/server/udp_frame.hpp"
+#include "landlord/wire/ip_udp.hpp"
 
 namespace landlord::server {
 namespace {
@@ -179,10 +179,10 @@ void PacketSocket::queue_frame(std::span<const std::uint8_t> payload,
   if (queue.count == kSendBatch) flush(queue, frame_socket_.get());
   const std::size_t i = queue.count++;
   const std::span<std::uint8_t> buffer{queue.buffers[i]};
-  write_ipv4_udp_headers(
-      buffer.first<kIpv4UdpHeadersSize>(),
+  wire::write_ipv4_udp_headers(
+      buffer.first<wire::kIpv4UdpHeadersSize>(),
       {destination.source_address, destination.address, source_port, destination.port}, payload);
-  std::copy(payload.begin(), payload.end(), buffer.begin() + kIpv4UdpHeadersSize);
+  std::copy(payload.begin(), payload.end(), buffer.begin() + wire::kIpv4UdpHeadersSize);
   queue.destinations[i] = destination;
   sockaddr_ll& link = queue.links[i];
   link = sockaddr_ll{};
@@ -191,7 +191,7 @@ void PacketSocket::queue_frame(std::span<const std::uint8_t> payload,
   link.sll_ifindex = static_cast<int>(destination.interface_index);
   link.sll_halen = 6;
   if (destination.frame_to) std::copy_n(destination.frame_to->begin(), 6, link.sll_addr);
-  queue.vectors[i] = iovec{buffer.data(), kIpv4UdpHeadersSize + payload.size()};
+  queue.vectors[i] = iovec{buffer.data(), wire::kIpv4UdpHeadersSize + payload.size()};
   msghdr& header = queue.headers[i].msg_hdr;
   header = msghdr{};
   header.msg_name = &link;

@@ -29,7 +29,7 @@
 #include "landlord/config/config.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/reply_routing.hpp"
-#include "landlord/server/udp_frame.hpp"
+#include "landlord/wire/ip_udp.hpp"
 #include "landlord/wire/message.hpp"
 
 namespace landlord::server {
@@ -99,6 +99,11 @@ class PacketSocket {
         batch_(std::make_unique<Batch>()),
         outbox_(std::make_unique<Outbox>()) {}
 
+  // Room for one IP_PKTINFO control message: the link a datagram came in on or leaves by.
+  struct alignas(cmsghdr) PktinfoControl {
+    std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
+  };
+
   // Buffers and kernel headers for recvmmsg, allocated and linked once.
   struct Batch {
     Batch();
@@ -109,27 +114,21 @@ class PacketSocket {
     std::array<mmsghdr, kReceiveBatch> headers;
     std::array<iovec, kReceiveBatch> vectors;
     std::array<sockaddr_in, kReceiveBatch> sources;
-    struct alignas(cmsghdr) Control {
-      std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
-    };
-    std::array<Control, kReceiveBatch> controls;
+    std::array<PktinfoControl, kReceiveBatch> controls;
   };
 
   // Replies waiting for flush(), with the kernel headers for sendmmsg. A frame's buffer holds
   // its IPv4/UDP headers, then the payload.
   struct Queue {
     std::size_t count = 0;
-    std::array<std::array<std::uint8_t, kIpv4UdpHeadersSize + wire::kMaxPacketSize>, kSendBatch>
+    std::array<std::array<std::uint8_t, wire::kIpv4UdpHeadersSize + wire::kMaxPacketSize>, kSendBatch>
         buffers;
     std::array<Destination, kSendBatch> destinations;
     std::array<mmsghdr, kSendBatch> headers;
     std::array<iovec, kSendBatch> vectors;
     std::array<sockaddr_in, kSendBatch> targets;
     std::array<sockaddr_ll, kSendBatch> links;
-    struct alignas(cmsghdr) Control {
-      std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
-    };
-    std::array<Control, kSendBatch> controls;
+    std::array<PktinfoControl, kSendBatch> controls;
   };
   struct Outbox {
     Queue datagrams;  // through the UDP socket

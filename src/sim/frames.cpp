@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cstring>
+
+#include "landlord/wire/ip_udp.hpp"
 
 namespace landlord::sim::frames {
 
@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::uint16_t kEtherTypeIpv4 = 0x0800;
 constexpr std::uint16_t kEtherTypeArp = 0x0806;
-constexpr std::uint8_t kProtocolUdp = 17;
+using wire::kProtocolUdp;
 
 void put16(std::uint8_t* at, std::uint16_t value) {
   at[0] = static_cast<std::uint8_t>(value >> 8);
@@ -30,40 +30,6 @@ std::uint32_t get32(const std::uint8_t* at) {
 
 }  // namespace
 
-// RFC 1071 §2(B): the one's-complement sum does not depend on byte order, so the bytes are
-// summed 8 at a time in the host's order and the folded sum swapped once. Two frames per DORA
-// pass through here; word by word it was the simulator's largest user-space cost.
-std::uint16_t internet_checksum(std::span<const std::uint8_t> bytes, std::uint32_t initial) {
-  const std::uint8_t* at = bytes.data();
-  std::size_t left = bytes.size();
-  std::uint64_t sum = 0;
-  for (; left >= 8; at += 8, left -= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, at, sizeof(word));
-    sum += (word & 0xffffffffu) + (word >> 32);
-  }
-  for (; left >= 2; at += 2, left -= 2) {
-    std::uint16_t half;
-    std::memcpy(&half, at, sizeof(half));
-    sum += half;
-  }
-  if (left == 1) {
-    // An odd last byte is the high byte of a word padded with zero (network order).
-    const std::array<std::uint8_t, 2> padded = {*at, 0};
-    std::uint16_t half;
-    std::memcpy(&half, padded.data(), sizeof(half));
-    sum += half;
-  }
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  auto folded = static_cast<std::uint16_t>(sum);
-  if constexpr (std::endian::native == std::endian::little) {
-    folded = static_cast<std::uint16_t>(folded << 8 | folded >> 8);
-  }
-  std::uint64_t total = std::uint64_t{folded} + initial;
-  while (total >> 16) total = (total & 0xffff) + (total >> 16);
-  return static_cast<std::uint16_t>(~total);
-}
-
 void build_udp(const UdpEndpoints& e, std::span<const std::uint8_t> payload,
                std::vector<std::uint8_t>& out) {
   out.resize(kHeaders + payload.size());
@@ -73,33 +39,11 @@ void build_udp(const UdpEndpoints& e, std::span<const std::uint8_t> payload,
   put16(eth + 12, kEtherTypeIpv4);
 
   std::uint8_t* ip = eth + kEthernetHeader;
-  const auto ip_length = static_cast<std::uint16_t>(kIpv4Header + kUdpHeader + payload.size());
-  ip[0] = 0x45;  // version 4, 20-byte header
-  ip[1] = 0x10;  // low delay, as DHCP clients commonly send
-  put16(ip + 2, ip_length);
-  put16(ip + 4, 0);       // identification
-  put16(ip + 6, 0x4000);  // don't fragment
-  ip[8] = 64;             // TTL
-  ip[9] = kProtocolUdp;
-  put16(ip + 10, 0);
-  put32(ip + 12, e.source.to_uint());
-  put32(ip + 16, e.destination.to_uint());
-  put16(ip + 10, internet_checksum({ip, kIpv4Header}));
-
-  std::uint8_t* udp = ip + kIpv4Header;
-  const auto udp_length = static_cast<std::uint16_t>(kUdpHeader + payload.size());
-  put16(udp, e.source_port);
-  put16(udp + 2, e.destination_port);
-  put16(udp + 4, udp_length);
-  put16(udp + 6, 0);
-  std::copy(payload.begin(), payload.end(), udp + kUdpHeader);
-  // The pseudo-header: addresses, protocol, UDP length (RFC 768).
-  std::uint32_t pseudo = (e.source.to_uint() >> 16) + (e.source.to_uint() & 0xffff) +
-                         (e.destination.to_uint() >> 16) + (e.destination.to_uint() & 0xffff) +
-                         kProtocolUdp + udp_length;
-  std::uint16_t checksum = internet_checksum({udp, udp_length}, pseudo);
-  if (checksum == 0) checksum = 0xffff;  // 0 means "no checksum" in UDP over IPv4
-  put16(udp + 6, checksum);
+  std::copy(payload.begin(), payload.end(), ip + kIpv4Header + kUdpHeader);
+  // Type of service "low delay", as DHCP clients commonly send.
+  wire::write_ipv4_udp_headers(
+      std::span<std::uint8_t, wire::kIpv4UdpHeadersSize>{ip, wire::kIpv4UdpHeadersSize},
+      {e.source, e.destination, e.source_port, e.destination_port, 0x10}, payload);
 }
 
 std::optional<UdpFrame> parse_udp(std::span<const std::uint8_t> frame) {

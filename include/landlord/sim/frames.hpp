@@ -27,7 +27,7 @@ struct UdpEndpoints {
 };
 
 // Writes an Ethernet/IPv4/UDP frame around `payload` into `out` (resized), with IP and UDP
-// checksums.
+// checksums (the IPv4/UDP part by wire/ip_udp.hpp, as the server's frames).
 void build_udp(const UdpEndpoints& endpoints, std::span<const std::uint8_t> payload,
                std::vector<std::uint8_t>& out);
 
@@ -46,8 +46,5 @@ struct ArpRequest {
 std::optional<ArpRequest> parse_arp_request(std::span<const std::uint8_t> frame);
 // The reply "target is at `owner`", sent back to the requester.
 std::vector<std::uint8_t> build_arp_reply(const ArpRequest& request, const Mac& owner);
-
-// RFC 1071 internet checksum of `bytes` added to `initial` (already folded sums).
-std::uint16_t internet_checksum(std::span<const std::uint8_t> bytes, std::uint32_t initial = 0);
 
 }  // namespace landlord::sim::frames
