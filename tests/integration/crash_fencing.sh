@@ -14,15 +14,7 @@ LANDLORD=${1:?usage: crash_fencing.sh landlord crash_client}
 CLIENT=${2:?usage: crash_fencing.sh landlord crash_client}
 TEST_NAME=crash_fencing
 source "$(dirname "$0")/crash_lib.sh"
-command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 shell"; exit 77; }
-
-PORT_A=$(free_udp_port) || fail "no free UDP port"
-PORT_B=$(free_udp_port) || fail "no free UDP port"
-[[ $PORT_A != "$PORT_B" ]] || PORT_B=$((PORT_A + 1))
-DB=$WORK/leases.db
-write_config "$WORK/a.yaml" "$PORT_A" "$DB" 10m "198.18.1.10-198.18.1.10"
-write_config "$WORK/b.yaml" "$PORT_B" "$DB" 10m "198.18.1.10-198.18.1.10"
-token() { sqlite3 -batch "$DB" "SELECT fencing_token || ' ' || state || ' ' || hwaddr FROM leases WHERE address = '198.18.1.10';"; }
+two_servers_one_address
 
 start_server "$WORK/a.yaml"
 PID_A=$SERVER_PID LOG_A=$SERVER_LOG
@@ -30,7 +22,7 @@ EXTRA_PIDS+=("$PID_A")
 "$CLIENT" dora --server "127.0.0.1:$PORT_A" --ledger "$WORK/one.txt" --clients 1 --seed 21 \
   --duration-s 10 >"$WORK/one.out" || fail "crash_client: $(cat "$WORK/one.out")"
 [[ $(wc -l <"$WORK/one.txt") -eq 1 ]] || fail "client 1 got no lease from A: $(cat "$WORK/one.out")"
-echo "A granted: $(token)"
+echo "A granted: $(holder)"
 
 kill -STOP "$PID_A"
 start_server "$WORK/b.yaml"
@@ -40,7 +32,7 @@ wait_for_log "$LOG_B" "release 198.18.1.10" 5 "$PID_B" || fail "B did not log cl
 "$CLIENT" dora --server "127.0.0.1:$PORT_B" --ledger "$WORK/two.txt" --clients 1 --seed 22 \
   --duration-s 10 >"$WORK/two.out" || fail "crash_client: $(cat "$WORK/two.out")"
 [[ $(cut -d' ' -f6 "$WORK/two.txt") == 198.18.1.10 ]] || fail "B did not re-grant X to client 2: $(cat "$WORK/two.out")"
-after_regrant=$(token)
+after_regrant=$(holder)
 echo "B re-granted: $after_regrant"
 
 kill -CONT "$PID_A"
@@ -51,7 +43,7 @@ echo "client 1 asks A to extend: $(tail -1 "$WORK/stale.out")"
 ((status == 0)) || fail "A acknowledged a lease the store had given to another client: $(cat "$WORK/stale.out")"
 grep -q "stale fencing token" "$LOG_A" || fail "A did not log the refused write: $(tail -5 "$LOG_A")"
 kill -0 "$PID_A" 2>/dev/null || fail "A stopped after the refusal"
-[[ $(token) == "$after_regrant" ]] || fail "the store changed under the stale writer: $(token)"
+[[ $(holder) == "$after_regrant" ]] || fail "the store changed under the stale writer: $(holder)"
 "$CLIENT" check --server "127.0.0.1:$PORT_B" --ledger "$WORK/two.txt" --expect ack >"$WORK/holder.out" ||
   fail "B no longer honours client 2: $(cat "$WORK/holder.out")"
 

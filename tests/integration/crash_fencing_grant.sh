@@ -13,15 +13,7 @@ LANDLORD=${1:?usage: crash_fencing_grant.sh landlord crash_client}
 CLIENT=${2:?usage: crash_fencing_grant.sh landlord crash_client}
 TEST_NAME=crash_fencing_grant
 source "$(dirname "$0")/crash_lib.sh"
-command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 shell"; exit 77; }
-
-PORT_A=$(free_udp_port) || fail "no free UDP port"
-PORT_B=$(free_udp_port) || fail "no free UDP port"
-[[ $PORT_A != "$PORT_B" ]] || PORT_B=$((PORT_A + 1))
-DB=$WORK/leases.db
-write_config "$WORK/a.yaml" "$PORT_A" "$DB" 10m "198.18.1.10-198.18.1.10"
-write_config "$WORK/b.yaml" "$PORT_B" "$DB" 10m "198.18.1.10-198.18.1.10"
-holder() { sqlite3 -batch "$DB" "SELECT fencing_token || ' ' || state || ' ' || hwaddr FROM leases WHERE address = '198.18.1.10';"; }
+two_servers_one_address
 
 start_server "$WORK/a.yaml"
 PID_A=$SERVER_PID LOG_A=$SERVER_LOG

@@ -101,3 +101,20 @@ crash_server() {
 counter() {  # counter LOG NAME
   grep -o "counters: .*" "$1" | tail -1 | grep -o "\b$2=[0-9]*" | cut -d= -f2
 }
+
+# The fencing tests: two servers, A and B, sharing one store file and a one-address pool
+# (198.18.1.10), configured in WORK/a.yaml and WORK/b.yaml on private ports PORT_A and PORT_B.
+two_servers_one_address() {
+  command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 shell"; exit 77; }
+  PORT_A=$(free_udp_port) || fail "no free UDP port"
+  PORT_B=$(free_udp_port) || fail "no free UDP port"
+  [[ $PORT_A != "$PORT_B" ]] || PORT_B=$((PORT_A + 1))
+  DB=$WORK/leases.db
+  write_config "$WORK/a.yaml" "$PORT_A" "$DB" 10m "198.18.1.10-198.18.1.10"
+  write_config "$WORK/b.yaml" "$PORT_B" "$DB" 10m "198.18.1.10-198.18.1.10"
+}
+
+# The stored row of that address: "TOKEN STATE HWADDR".
+holder() {
+  sqlite3 -batch "$DB" "SELECT fencing_token || ' ' || state || ' ' || hwaddr FROM leases WHERE address = '198.18.1.10';"
+}

@@ -16,19 +16,7 @@ RATE=${4:-1000}
 command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
-WORK=$(mktemp -d /tmp/lab_burst.XXXXXX)
-PREFIX="lbu$$"
-SERVER_NS="${PREFIX}s"
-CLIENT_NS="${PREFIX}c"
-SERVER_IF="${PREFIX}s0"
-CLIENT_IF="${PREFIX}c0"
-SERVER_PID=""
-cleanup() {
-  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  veth_pair_down
-  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT INT TERM
+veth_pair_prepare lab_burst lbu
 
 veth_pair_up 198.18.0.1/20
 cat > "$WORK/landlord.yaml" <<YAML

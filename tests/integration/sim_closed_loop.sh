@@ -15,21 +15,7 @@ MODE=${3:?usage: sim_closed_loop.sh landlord-sim landlord relay|l2 [seconds]}
 DURATION_S=${4:-40}
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
-WORK=$(mktemp -d /tmp/sim_closed_loop.XXXXXX)
-PREFIX="lcl$$"
-SERVER_NS="${PREFIX}s"
-CLIENT_NS="${PREFIX}c"
-SERVER_IF="${PREFIX}s0"
-CLIENT_IF="${PREFIX}c0"
-SERVER_PID=""
-cleanup() {
-  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  if [[ $MODE == l2 ]]; then
-    veth_pair_down
-  fi
-  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT INT TERM
+veth_pair_prepare sim_closed_loop lcl
 
 # Every DORA of the search is a fresh allocation: the pool must hold the clients of all steps.
 # 198.18.1.0-198.18.254.255 has 65024 addresses; --clients stops the search before it runs dry.

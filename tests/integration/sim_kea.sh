@@ -16,20 +16,7 @@ DURATION_S=${SIM_KEA_DURATION_S:-60}
 command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
-PREFIX="lsk$$"
-SERVER_NS="${PREFIX}s"
-CLIENT_NS="${PREFIX}c"
-SERVER_IF="${PREFIX}s0"
-CLIENT_IF="${PREFIX}c0"
-WORK=$(mktemp -d /tmp/sim_kea.XXXXXX)
-KEA_PID=""
-
-cleanup() {
-  if [[ -n $KEA_PID ]]; then kill "$KEA_PID" 2>/dev/null || true; wait "$KEA_PID" 2>/dev/null || true; fi
-  veth_pair_down
-  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT INT TERM
+veth_pair_prepare sim_kea lsk
 
 veth_pair_up 198.18.0.1/24
 
@@ -47,10 +34,10 @@ cat > "$WORK/kea.json" <<JSON
 JSON
 KEA_PIDFILE_DIR=$WORK KEA_LOCKFILE_DIR=$WORK KEA_LOGGER_DESTINATION=$WORK/kea.log \
   ip netns exec "$SERVER_NS" "$KEA" -c "$WORK/kea.json" >"$WORK/kea.out" 2>&1 &
-KEA_PID=$!
+SERVER_PID=$!
 for _ in $(seq 50); do
   grep -q DHCP4_STARTED "$WORK/kea.log" 2>/dev/null && break
-  kill -0 "$KEA_PID" 2>/dev/null || { cat "$WORK/kea.out"; echo "FAIL: kea-dhcp4 did not start"; exit 1; }
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/kea.out"; echo "FAIL: kea-dhcp4 did not start"; exit 1; }
   sleep 0.1
 done
 

@@ -20,21 +20,7 @@ LANDLORD=${2:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
 MODE=${3:?usage: sim_landlord.sh landlord-sim landlord relay|l2}
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
-WORK=$(mktemp -d /tmp/sim_landlord.XXXXXX)
-PREFIX="lsl$$"
-SERVER_NS="${PREFIX}s"
-CLIENT_NS="${PREFIX}c"
-SERVER_IF="${PREFIX}s0"
-CLIENT_IF="${PREFIX}c0"
-SERVER_PID=""
-cleanup() {
-  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  if [[ $MODE == l2 ]]; then
-    veth_pair_down
-  fi
-  if [[ ${KEEP_WORK:-0} != 1 ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT INT TERM
+veth_pair_prepare sim_landlord lsl
 
 lease_config='lease:
   time: 24s
