@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "landlord/base/big_endian.hpp"
 #include "landlord/wire/ip_udp.hpp"
 
 namespace landlord::sim::frames {
@@ -13,21 +14,6 @@ constexpr std::uint16_t kEtherTypeIpv4 = 0x0800;
 constexpr std::uint16_t kEtherTypeArp = 0x0806;
 using wire::kProtocolUdp;
 
-void put16(std::uint8_t* at, std::uint16_t value) {
-  at[0] = static_cast<std::uint8_t>(value >> 8);
-  at[1] = static_cast<std::uint8_t>(value);
-}
-void put32(std::uint8_t* at, std::uint32_t value) {
-  put16(at, static_cast<std::uint16_t>(value >> 16));
-  put16(at + 2, static_cast<std::uint16_t>(value));
-}
-std::uint16_t get16(const std::uint8_t* at) {
-  return static_cast<std::uint16_t>(at[0] << 8 | at[1]);
-}
-std::uint32_t get32(const std::uint8_t* at) {
-  return std::uint32_t{get16(at)} << 16 | get16(at + 2);
-}
-
 }  // namespace
 
 void build_udp(const UdpEndpoints& e, std::span<const std::uint8_t> payload,
@@ -36,7 +22,7 @@ void build_udp(const UdpEndpoints& e, std::span<const std::uint8_t> payload,
   std::uint8_t* eth = out.data();
   std::copy(e.destination_mac.begin(), e.destination_mac.end(), eth);
   std::copy(e.source_mac.begin(), e.source_mac.end(), eth + 6);
-  put16(eth + 12, kEtherTypeIpv4);
+  store_be16(eth + 12, kEtherTypeIpv4);
 
   std::uint8_t* ip = eth + kEthernetHeader;
   std::copy(payload.begin(), payload.end(), ip + kIpv4Header + kUdpHeader);
@@ -47,45 +33,45 @@ void build_udp(const UdpEndpoints& e, std::span<const std::uint8_t> payload,
 }
 
 std::optional<UdpFrame> parse_udp(std::span<const std::uint8_t> frame) {
-  if (frame.size() < kHeaders || get16(frame.data() + 12) != kEtherTypeIpv4) return std::nullopt;
+  if (frame.size() < kHeaders || load_be16(frame.data() + 12) != kEtherTypeIpv4) return std::nullopt;
   const std::uint8_t* ip = frame.data() + kEthernetHeader;
   const std::size_t ip_header = std::size_t{ip[0] & 0x0fu} * 4;
   if ((ip[0] >> 4) != 4 || ip_header < kIpv4Header || ip[9] != kProtocolUdp) return std::nullopt;
-  if ((get16(ip + 6) & 0x3fff) != 0) return std::nullopt;  // a fragment
-  const std::size_t ip_length = get16(ip + 2);
+  if ((load_be16(ip + 6) & 0x3fff) != 0) return std::nullopt;  // a fragment
+  const std::size_t ip_length = load_be16(ip + 2);
   if (ip_length < ip_header + kUdpHeader || kEthernetHeader + ip_length > frame.size()) {
     return std::nullopt;
   }
   const std::uint8_t* udp = ip + ip_header;
-  const std::size_t udp_length = get16(udp + 4);
+  const std::size_t udp_length = load_be16(udp + 4);
   if (udp_length < kUdpHeader || udp_length > ip_length - ip_header) return std::nullopt;
 
   UdpFrame parsed;
   std::copy(frame.begin(), frame.begin() + 6, parsed.endpoints.destination_mac.begin());
   std::copy(frame.begin() + 6, frame.begin() + 12, parsed.endpoints.source_mac.begin());
-  parsed.endpoints.source = Ipv4{get32(ip + 12)};
-  parsed.endpoints.destination = Ipv4{get32(ip + 16)};
-  parsed.endpoints.source_port = get16(udp);
-  parsed.endpoints.destination_port = get16(udp + 2);
+  parsed.endpoints.source = Ipv4{load_be32(ip + 12)};
+  parsed.endpoints.destination = Ipv4{load_be32(ip + 16)};
+  parsed.endpoints.source_port = load_be16(udp);
+  parsed.endpoints.destination_port = load_be16(udp + 2);
   parsed.payload = {udp + kUdpHeader, udp_length - kUdpHeader};
   return parsed;
 }
 
 std::optional<ArpRequest> parse_arp_request(std::span<const std::uint8_t> frame) {
   constexpr std::size_t kArpLength = 28;
-  if (frame.size() < kEthernetHeader + kArpLength || get16(frame.data() + 12) != kEtherTypeArp) {
+  if (frame.size() < kEthernetHeader + kArpLength || load_be16(frame.data() + 12) != kEtherTypeArp) {
     return std::nullopt;
   }
   const std::uint8_t* arp = frame.data() + kEthernetHeader;
   // Ethernet hardware (1), IPv4 protocol, 6- and 4-byte addresses, operation 1 (request).
-  if (get16(arp) != 1 || get16(arp + 2) != kEtherTypeIpv4 || arp[4] != 6 || arp[5] != 4 ||
-      get16(arp + 6) != 1) {
+  if (load_be16(arp) != 1 || load_be16(arp + 2) != kEtherTypeIpv4 || arp[4] != 6 || arp[5] != 4 ||
+      load_be16(arp + 6) != 1) {
     return std::nullopt;
   }
   ArpRequest request;
   std::copy(arp + 8, arp + 14, request.sender_mac.begin());
-  request.sender = Ipv4{get32(arp + 14)};
-  request.target = Ipv4{get32(arp + 24)};
+  request.sender = Ipv4{load_be32(arp + 14)};
+  request.target = Ipv4{load_be32(arp + 24)};
   return request;
 }
 
@@ -94,17 +80,17 @@ std::vector<std::uint8_t> build_arp_reply(const ArpRequest& request, const Mac& 
   std::uint8_t* eth = frame.data();
   std::copy(request.sender_mac.begin(), request.sender_mac.end(), eth);
   std::copy(owner.begin(), owner.end(), eth + 6);
-  put16(eth + 12, kEtherTypeArp);
+  store_be16(eth + 12, kEtherTypeArp);
   std::uint8_t* arp = eth + kEthernetHeader;
-  put16(arp, 1);
-  put16(arp + 2, kEtherTypeIpv4);
+  store_be16(arp, 1);
+  store_be16(arp + 2, kEtherTypeIpv4);
   arp[4] = 6;
   arp[5] = 4;
-  put16(arp + 6, 2);  // reply
+  store_be16(arp + 6, 2);  // reply
   std::copy(owner.begin(), owner.end(), arp + 8);
-  put32(arp + 14, request.target.to_uint());
+  store_be32(arp + 14, request.target.to_uint());
   std::copy(request.sender_mac.begin(), request.sender_mac.end(), arp + 18);
-  put32(arp + 24, request.sender.to_uint());
+  store_be32(arp + 24, request.sender.to_uint());
   return frame;
 }
 

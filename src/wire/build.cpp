@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "landlord/base/big_endian.hpp"
 #include "landlord/wire/message.hpp"
 #include "layout.hpp"
 
@@ -40,15 +41,9 @@ std::size_t write_option(Out out, std::size_t at, std::uint8_t code, Bytes value
   return at;
 }
 
-void write_u16(Out out, std::size_t at, std::uint16_t value) {
-  out[at] = static_cast<std::uint8_t>(value >> 8);
-  out[at + 1] = static_cast<std::uint8_t>(value);
-}
+void write_u16(Out out, std::size_t at, std::uint16_t value) { store_be16(&out[at], value); }
 
-void write_u32(Out out, std::size_t at, std::uint32_t value) {
-  write_u16(out, at, static_cast<std::uint16_t>(value >> 16));
-  write_u16(out, at + 2, static_cast<std::uint16_t>(value));
-}
+void write_u32(Out out, std::size_t at, std::uint32_t value) { store_be32(&out[at], value); }
 
 void write_header(const Message& message, Out out) {
   out[layout::kOp] = static_cast<std::uint8_t>(message.op);

@@ -4,20 +4,12 @@
 #include <bit>
 #include <cstring>
 
+#include "landlord/base/big_endian.hpp"
+
 namespace landlord::wire {
 namespace {
 
 constexpr std::uint8_t kTimeToLive = 64;
-
-void put16(std::uint8_t* at, std::uint16_t value) {
-  at[0] = static_cast<std::uint8_t>(value >> 8);
-  at[1] = static_cast<std::uint8_t>(value);
-}
-
-void put32(std::uint8_t* at, std::uint32_t value) {
-  put16(at, static_cast<std::uint16_t>(value >> 16));
-  put16(at + 2, static_cast<std::uint16_t>(value));
-}
 
 }  // namespace
 
@@ -61,21 +53,21 @@ void write_ipv4_udp_headers(std::span<std::uint8_t, kIpv4UdpHeadersSize> headers
   std::uint8_t* ip = headers.data();
   ip[0] = 0x45;  // version 4, 5 words
   ip[1] = addressing.type_of_service;
-  put16(ip + 2, static_cast<std::uint16_t>(kIpv4HeaderSize + udp_length));
-  put16(ip + 4, 0);       // identification: never fragmented
-  put16(ip + 6, 0x4000);  // don't fragment
+  store_be16(ip + 2, static_cast<std::uint16_t>(kIpv4HeaderSize + udp_length));
+  store_be16(ip + 4, 0);       // identification: never fragmented
+  store_be16(ip + 6, 0x4000);  // don't fragment
   ip[8] = kTimeToLive;
   ip[9] = kProtocolUdp;
-  put16(ip + 10, 0);
-  put32(ip + 12, addressing.source.to_uint());
-  put32(ip + 16, addressing.destination.to_uint());
-  put16(ip + 10, internet_checksum({ip, kIpv4HeaderSize}));
+  store_be16(ip + 10, 0);
+  store_be32(ip + 12, addressing.source.to_uint());
+  store_be32(ip + 16, addressing.destination.to_uint());
+  store_be16(ip + 10, internet_checksum({ip, kIpv4HeaderSize}));
 
   std::uint8_t* udp = ip + kIpv4HeaderSize;
-  put16(udp, addressing.source_port);
-  put16(udp + 2, addressing.destination_port);
-  put16(udp + 4, udp_length);
-  put16(udp + 6, 0);
+  store_be16(udp, addressing.source_port);
+  store_be16(udp + 2, addressing.destination_port);
+  store_be16(udp + 4, udp_length);
+  store_be16(udp + 6, 0);
   // The pseudo-header (addresses, protocol, UDP length; RFC 768) as a sum of words, then the
   // UDP header and the payload, which need not follow the header in memory.
   const std::uint32_t source = addressing.source.to_uint();
@@ -87,7 +79,7 @@ void write_ipv4_udp_headers(std::span<std::uint8_t, kIpv4UdpHeadersSize> headers
   std::uint16_t checksum =
       internet_checksum(payload, static_cast<std::uint16_t>(~header_checksum));
   if (checksum == 0) checksum = 0xffff;  // 0 means "no checksum" in UDP over IPv4
-  put16(udp + 6, checksum);
+  store_be16(udp + 6, checksum);
 }
 
 }  // namespace landlord::wire

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "landlord/base/big_endian.hpp"
+
 namespace landlord::wire {
 
 std::string_view to_string(MessageType type) {
@@ -70,15 +72,13 @@ std::optional<RelayAgentInfo> parse_relay_agent_info(std::span<const std::uint8_
       case 2: info.remote_id = sub_option; break;
       case 5:
         if (length != 4) return std::nullopt;
-        info.link_selection = Ipv4{std::uint32_t{sub_option[0]} << 24 |
-                                   std::uint32_t{sub_option[1]} << 16 |
-                                   std::uint32_t{sub_option[2]} << 8 | sub_option[3]};
+        info.link_selection = Ipv4{load_be32(sub_option.data())};
         break;
       case 19:
         if (length == 0) {
           info.relay_port = 0;
         } else if (length == 2) {
-          info.relay_port = static_cast<std::uint16_t>(sub_option[0] << 8 | sub_option[1]);
+          info.relay_port = load_be16(sub_option.data());
         } else {
           return std::nullopt;
         }

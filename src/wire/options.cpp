@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "landlord/base/big_endian.hpp"
+
 namespace landlord::wire {
 
 namespace {
@@ -92,15 +94,14 @@ bool Options::set_u8(std::uint8_t code, std::uint8_t value) {
 }
 
 bool Options::set_u16(std::uint8_t code, std::uint16_t value) {
-  const std::array<std::uint8_t, 2> bytes{static_cast<std::uint8_t>(value >> 8),
-                                          static_cast<std::uint8_t>(value)};
+  std::array<std::uint8_t, 2> bytes;
+  store_be16(bytes.data(), value);
   return set(code, bytes);
 }
 
 bool Options::set_u32(std::uint8_t code, std::uint32_t value) {
-  const std::array<std::uint8_t, 4> bytes{
-      static_cast<std::uint8_t>(value >> 24), static_cast<std::uint8_t>(value >> 16),
-      static_cast<std::uint8_t>(value >> 8), static_cast<std::uint8_t>(value)};
+  std::array<std::uint8_t, 4> bytes;
+  store_be32(bytes.data(), value);
   return set(code, bytes);
 }
 
@@ -138,14 +139,13 @@ std::optional<std::uint8_t> Options::get_u8(std::uint8_t code) const {
 std::optional<std::uint16_t> Options::get_u16(std::uint8_t code) const {
   const auto value = get(code);
   if (!has(code) || value.size() != 2) return std::nullopt;
-  return static_cast<std::uint16_t>(value[0] << 8 | value[1]);
+  return load_be16(value.data());
 }
 
 std::optional<std::uint32_t> Options::get_u32(std::uint8_t code) const {
   const auto value = get(code);
   if (!has(code) || value.size() != 4) return std::nullopt;
-  return std::uint32_t{value[0]} << 24 | std::uint32_t{value[1]} << 16 |
-         std::uint32_t{value[2]} << 8 | std::uint32_t{value[3]};
+  return load_be32(value.data());
 }
 
 std::optional<Ipv4> Options::get_ipv4(std::uint8_t code) const {

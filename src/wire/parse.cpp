@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "landlord/base/big_endian.hpp"
 #include "landlord/wire/message.hpp"
 #include "layout.hpp"
 
@@ -98,12 +99,11 @@ std::optional<ParseError> walk(Bytes packet, Field field, Visit&& visit) {
 }
 
 std::uint16_t read_u16(Bytes packet, std::size_t at) {
-  return static_cast<std::uint16_t>(packet[at] << 8 | packet[at + 1]);
+  return load_be16(&packet[at]);
 }
 
 std::uint32_t read_u32(Bytes packet, std::size_t at) {
-  return std::uint32_t{packet[at]} << 24 | std::uint32_t{packet[at + 1]} << 16 |
-         std::uint32_t{packet[at + 2]} << 8 | std::uint32_t{packet[at + 3]};
+  return load_be32(&packet[at]);
 }
 
 std::optional<ParseError> check_header(Bytes packet) {
