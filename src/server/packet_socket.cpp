@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "landlord/base/assert.hpp"
 #include "landlord/wire/ip_udp.hpp"
 
 namespace landlord::server {
@@ -144,14 +145,20 @@ std::size_t PacketSocket::receive_batch(std::error_code& error) {
   return count;
 }
 
-void PacketSocket::queue(std::span<const std::uint8_t> payload, const Destination& destination) {
+std::span<std::uint8_t> PacketSocket::reply_buffer(bool frame) {
+  Queue& queue = frame ? outbox_->frames : outbox_->datagrams;
+  if (queue.count == kSendBatch) flush(queue, frame ? frame_socket_.get() : socket_.native_handle());
+  const std::span<std::uint8_t> buffer{queue.buffers[queue.count]};
+  return buffer.subspan(frame ? wire::kIpv4UdpHeadersSize : 0, wire::kMaxPacketSize);
+}
+
+void PacketSocket::queue(std::size_t size, const Destination& destination) {
   Queue& queue = outbox_->datagrams;
-  if (queue.count == kSendBatch) flush(queue, socket_.native_handle());
+  LANDLORD_ASSERT(queue.count < kSendBatch && size <= wire::kMaxPacketSize);
   const std::size_t i = queue.count++;
-  std::copy(payload.begin(), payload.end(), queue.buffers[i].begin());
   queue.destinations[i] = destination;
   queue.targets[i] = to_sockaddr(destination.address, destination.port);
-  queue.vectors[i] = iovec{queue.buffers[i].data(), payload.size()};
+  queue.vectors[i] = iovec{queue.buffers[i].data(), size};
   msghdr& header = queue.headers[i].msg_hdr;
   header = msghdr{};
   header.msg_name = &queue.targets[i];
@@ -173,16 +180,16 @@ void PacketSocket::queue(std::span<const std::uint8_t> payload, const Destinatio
   }
 }
 
-void PacketSocket::queue_frame(std::span<const std::uint8_t> payload,
-                               const Destination& destination, std::uint16_t source_port) {
+void PacketSocket::queue_frame(std::size_t size, const Destination& destination,
+                               std::uint16_t source_port) {
   Queue& queue = outbox_->frames;
-  if (queue.count == kSendBatch) flush(queue, frame_socket_.get());
+  LANDLORD_ASSERT(queue.count < kSendBatch && size <= wire::kMaxPacketSize);
   const std::size_t i = queue.count++;
   const std::span<std::uint8_t> buffer{queue.buffers[i]};
   wire::write_ipv4_udp_headers(
       buffer.first<wire::kIpv4UdpHeadersSize>(),
-      {destination.source_address, destination.address, source_port, destination.port}, payload);
-  std::copy(payload.begin(), payload.end(), buffer.begin() + wire::kIpv4UdpHeadersSize);
+      {destination.source_address, destination.address, source_port, destination.port},
+      buffer.subspan(wire::kIpv4UdpHeadersSize, size));
   queue.destinations[i] = destination;
   sockaddr_ll& link = queue.links[i];
   link = sockaddr_ll{};
@@ -191,7 +198,7 @@ void PacketSocket::queue_frame(std::span<const std::uint8_t> payload,
   link.sll_ifindex = static_cast<int>(destination.interface_index);
   link.sll_halen = 6;
   if (destination.frame_to) std::copy_n(destination.frame_to->begin(), 6, link.sll_addr);
-  queue.vectors[i] = iovec{buffer.data(), wire::kIpv4UdpHeadersSize + payload.size()};
+  queue.vectors[i] = iovec{buffer.data(), wire::kIpv4UdpHeadersSize + size};
   msghdr& header = queue.headers[i].msg_hdr;
   header = msghdr{};
   header.msg_name = &link;

@@ -70,18 +70,22 @@ class PacketSocket {
     return {batch_->buffers[i].data(), batch_->datagrams[i].size};
   }
 
-  // Replies are queued and leave at flush() (or when kSendBatch are waiting): a burst of
-  // replies costs one sendmmsg(2) per socket instead of a sendmsg each. A reply the kernel
-  // refuses is reported to the send-failure handler with its destination.
+  // Replies are built in place in an outbox and leave at flush() (or when kSendBatch of a kind
+  // are waiting): a burst of replies costs one sendmmsg(2) per socket instead of a sendmsg
+  // each. A reply the kernel refuses is reported to the send-failure handler with its
+  // destination.
   using SendFailure = std::function<void(const Destination&, std::error_code)>;
   void on_send_failure(SendFailure handler) { on_send_failure_ = std::move(handler); }
-  void queue(std::span<const std::uint8_t> payload, const Destination& destination);
   bool sends_frames() const { return frame_socket_.valid(); }
   const std::string& frame_error() const { return frame_error_; }
-  // `payload` as one IPv4/UDP datagram in an Ethernet frame to `destination.frame_to` out of
+  // Where the next reply of its kind (a datagram, or a frame: after room for its IPv4/UDP
+  // headers) is built. queue() / queue_frame() then send its first `size` bytes; one that is not
+  // queued is simply overwritten by the next.
+  std::span<std::uint8_t> reply_buffer(bool frame);
+  void queue(std::size_t size, const Destination& destination);
+  // The reply as one IPv4/UDP datagram in an Ethernet frame to `destination.frame_to` out of
   // `destination.interface_index`, from `destination.source_address`, port `source_port`.
-  void queue_frame(std::span<const std::uint8_t> payload, const Destination& destination,
-                   std::uint16_t source_port);
+  void queue_frame(std::size_t size, const Destination& destination, std::uint16_t source_port);
   void flush();
   // Without frames: a temporary ARP entry on `interface_name` (SIOCSARP, as dnsmasq does) so
   // a unicast to a client that has no address yet needs no ARP exchange.

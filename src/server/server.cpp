@@ -233,15 +233,17 @@ class Server {
                           destination.error().reason);
       return;
     }
-    const std::size_t limit = std::min<std::size_t>(send_buffer_.size(), reply.max_size);
-    auto built = wire::build(reply.message, std::span{send_buffer_.data(), limit});
+    // Built straight into the outbox slot it leaves from.
+    const bool as_frame = leaves_as_frame(*destination, ingress);
+    const std::span<std::uint8_t> buffer = socket_.reply_buffer(as_frame);
+    const std::size_t limit = std::min<std::size_t>(buffer.size(), reply.max_size);
+    auto built = wire::build(reply.message, buffer.first(limit));
     if (!built) {
       spdlog::error("cannot encode a reply for {} in {} bytes",
                     reply.message.hardware_address().to_string(), limit);
       return;
     }
-    const std::span<const std::uint8_t> payload{send_buffer_.data(), built->size};
-    deliver(payload, *destination, ingress);
+    deliver(built->size, *destination, ingress, as_frame);
     if (spdlog::should_log(spdlog::level::debug)) {
       spdlog::debug("sending {} xid {:#010x} to {}:{} ({}, {} bytes)",
                     reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
@@ -253,26 +255,28 @@ class Server {
   // A reply to a client on the ingress link leaves as an Ethernet frame when it can: no ARP
   // entry, no neighbour entry. Otherwise through the UDP socket, after an ARP entry for a client
   // with no address yet.
-  void deliver(std::span<const std::uint8_t> payload, Destination destination,
-               const Link* ingress) {
+  bool leaves_as_frame(const Destination& destination, const Link* ingress) const {
+    return destination.frame_to && ingress != nullptr && ingress->ethernet &&
+           socket_.sends_frames();
+  }
+
+  void deliver(std::size_t size, Destination destination, const Link* ingress, bool as_frame) {
     flush_soon();
-    if (destination.frame_to && ingress != nullptr) {
-      if (ingress->ethernet && socket_.sends_frames()) {
-        socket_.queue_frame(payload, destination, config_.server.listen.port);
-        return;
-      }
-      if (*destination.frame_to != kBroadcastMac) {
-        if (auto error = socket_.install_arp_entry(destination.address, *destination.frame_to,
-                                                   ingress->name)) {
-          arp_log_.log(spdlog::level::warn,
-                       "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
-                       destination.address.to_string(), ingress->name, error.message());
-          destination.address = kBroadcast;
-        }
-        // The entry is left for the kernel to age out, as dnsmasq does.
-      }
+    if (as_frame) {
+      socket_.queue_frame(size, destination, config_.server.listen.port);
+      return;
     }
-    socket_.queue(payload, destination);
+    if (destination.frame_to && ingress != nullptr && *destination.frame_to != kBroadcastMac) {
+      if (auto error = socket_.install_arp_entry(destination.address, *destination.frame_to,
+                                                 ingress->name)) {
+        arp_log_.log(spdlog::level::warn,
+                     "cannot add an ARP entry for {} on {}: {}; broadcasting instead",
+                     destination.address.to_string(), ingress->name, error.message());
+        destination.address = kBroadcast;
+      }
+      // The entry is left for the kernel to age out, as dnsmasq does.
+    }
+    socket_.queue(size, destination);
   }
 
   // Replies decided in one turn of the event loop (a recvmmsg batch, a committed batch) leave
@@ -475,7 +479,6 @@ class Server {
   RateLimitedLog malformed_log_, unroutable_log_, store_down_log_, arp_log_, send_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
   // packet for I/O.
-  std::array<std::uint8_t, wire::kMaxPacketSize> send_buffer_{};
   wire::Message request_;
   std::deque<PendingReply> pending_;  // replies waiting for their commit; slots are reused
   std::vector<std::uint32_t> free_pending_;
