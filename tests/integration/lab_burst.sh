@@ -18,28 +18,8 @@ command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 
 veth_pair_prepare lab_burst lbu
 
-veth_pair_up 198.18.0.1/20
-cat > "$WORK/landlord.yaml" <<YAML
-server:
-  interfaces: [$SERVER_IF]
-  listen: 0.0.0.0:67
-  server-id: 198.18.0.1
-store:
-  type: sqlite
-  path: $WORK/leases.db
-lease:
-  time: 10m
-subnets:
-  - subnet: 198.18.0.0/20
-    interfaces: [$SERVER_IF]
-    pools: [198.18.1.0-198.18.15.250]
-log:
-  level: warn
-YAML
-ip netns exec "$SERVER_NS" "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
-SERVER_PID=$!
-sleep 1
-kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+landlord_on_lab "$LANDLORD" 20 198.18.1.0-198.18.15.250 'lease:
+  time: 10m'
 fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
 
 status=0

@@ -21,58 +21,23 @@ veth_pair_prepare sim_closed_loop lcl
 # 198.18.1.0-198.18.254.255 has 65024 addresses; --clients stops the search before it runs dry.
 POOL=198.18.1.0-198.18.254.255
 POOL_SIZE=65024
-common_config="store:
-  type: sqlite
-  path: $WORK/leases.db
-lease:
+lease_config="lease:
   time: 1h
-  offer-hold: 10s
-log:
-  level: warn"
+  offer-hold: 10s"
 
 case $MODE in
   relay)
-    # Two free ports in a row: a server bound with SO_REUSEADDR would share a busy one silently.
-    SERVER_PORT=$((20000 + $$ % 20000))
-    while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
-      SERVER_PORT=$((SERVER_PORT + 2))
-    done
-    cat > "$WORK/landlord.yaml" <<YAML
-server:
-  listen: 127.0.0.1:$SERVER_PORT
-$common_config
-subnets:
-  - subnet: 198.18.0.0/16
-    pools: [$POOL]
-    relays: [127.0.0.1]
-YAML
-    "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
-    SERVER_PID=$!
-    RUN=("$SIM" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$((SERVER_PORT + 1))")
+    landlord_on_loopback "$LANDLORD" "$POOL" "$lease_config"
+    RUN=("$SIM" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$RELAY_PORT")
     ;;
   l2)
     [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
     command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
-    veth_pair_up 198.18.0.1/16
-    cat > "$WORK/landlord.yaml" <<YAML
-server:
-  interfaces: [$SERVER_IF]
-  listen: 0.0.0.0:67
-  server-id: 198.18.0.1
-$common_config
-subnets:
-  - subnet: 198.18.0.0/16
-    interfaces: [$SERVER_IF]
-    pools: [$POOL]
-YAML
-    ip netns exec "$SERVER_NS" "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
-    SERVER_PID=$!
+    landlord_on_lab "$LANDLORD" 16 "$POOL" "$lease_config"
     RUN=(ip netns exec "$CLIENT_NS" "$SIM" --interface "$CLIENT_IF")
     ;;
   *) echo "mode must be relay or l2"; exit 2 ;;
 esac
-sleep 1
-kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
 fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
 check() { jq -e "$1" "$WORK/report.json" >/dev/null || fail "$2"; }
 

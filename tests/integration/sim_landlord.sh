@@ -39,60 +39,19 @@ fi
 
 case $MODE in
   relay|expiry)
-    # Two free ports in a row: a server bound with SO_REUSEADDR would share a busy one silently.
-    SERVER_PORT=$((20000 + $$ % 20000))
-    while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
-      SERVER_PORT=$((SERVER_PORT + 2))
-    done
-    RELAY_PORT=$((SERVER_PORT + 1))
-    cat > "$WORK/landlord.yaml" <<YAML
-server:
-  listen: 127.0.0.1:$SERVER_PORT
-store:
-  type: sqlite
-  path: $WORK/leases.db
-$lease_config
-subnets:
-  - subnet: 198.18.0.0/16
-    pools: [$pool]
-    relays: [127.0.0.1]
-log:
-  level: warn
-YAML
-    "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
-    SERVER_PID=$!
+    landlord_on_loopback "$LANDLORD" "$pool" "$lease_config"
     RUN=("$SIM" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$RELAY_PORT")
     DURATION_S=45
     ;;
   l2)
     [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
     command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
-    veth_pair_up 198.18.0.1/24
-    cat > "$WORK/landlord.yaml" <<YAML
-server:
-  interfaces: [$SERVER_IF]
-  listen: 0.0.0.0:67
-  server-id: 198.18.0.1
-store:
-  type: sqlite
-  path: $WORK/leases.db
-$lease_config
-subnets:
-  - subnet: 198.18.0.0/24
-    interfaces: [$SERVER_IF]
-    pools: [198.18.0.10-198.18.0.250]
-log:
-  level: warn
-YAML
-    ip netns exec "$SERVER_NS" "$LANDLORD" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
-    SERVER_PID=$!
+    landlord_on_lab "$LANDLORD" 24 198.18.0.10-198.18.0.250 "$lease_config"
     RUN=(ip netns exec "$CLIENT_NS" "$SIM" --interface "$CLIENT_IF" --pcap "$WORK/traffic.pcap")
     DURATION_S=60
     ;;
   *) echo "mode must be relay, l2 or expiry"; exit 2 ;;
 esac
-sleep 1
-kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
 fail() { echo "FAIL: $*"; KEEP_WORK=1; exit 1; }
 check() { jq -e "$1" "$WORK/report.json" >/dev/null || fail "$2"; }
 

@@ -1,6 +1,7 @@
 # Sourced by integration scripts that need one server namespace and one client namespace joined
 # by a veth pair. veth_pair_prepare names them (with the script's PID), makes a scratch WORK
-# directory and sets the cleanup trap; veth_pair_up builds the pair.
+# directory and sets the cleanup trap; veth_pair_up builds the pair; landlord_on_lab starts
+# landlord on it, landlord_on_loopback on 127.0.0.1 for relayed clients instead.
 
 # veth_pair_prepare NAME TAG: WORK=/tmp/NAME.XXXXXX; SERVER_NS/CLIENT_NS/SERVER_IF/CLIENT_IF
 # from TAG and $$; SERVER_PID (empty until the caller sets it) is stopped on exit, the
@@ -42,3 +43,66 @@ veth_pair_down() {  # deleting the namespaces deletes the veth pair with them
   ip netns del "$SERVER_NS" 2>/dev/null || true
   ip netns del "$CLIENT_NS" 2>/dev/null || true
 }
+
+# landlord_on_lab LANDLORD PREFIX_LENGTH POOL LEASE_YAML: builds the pair with the server end at
+# 198.18.0.1/PREFIX_LENGTH and starts LANDLORD in the server namespace serving 198.18.0.0/
+# PREFIX_LENGTH from POOL, with a SQLite store in WORK and LEASE_YAML (a `lease:` section) in
+# its config; SERVER_PID is set, and the test fails if the daemon does not stay up.
+landlord_on_lab() {
+  veth_pair_up "198.18.0.1/$2"
+  cat > "$WORK/landlord.yaml" <<YAML
+server:
+  interfaces: [$SERVER_IF]
+  listen: 0.0.0.0:67
+  server-id: 198.18.0.1
+store:
+  type: sqlite
+  path: $WORK/leases.db
+$4
+subnets:
+  - subnet: 198.18.0.0/$2
+    interfaces: [$SERVER_IF]
+    pools: [$3]
+log:
+  level: warn
+YAML
+  ip netns exec "$SERVER_NS" "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  SERVER_PID=$!
+  landlord_stays_up
+}
+
+# A daemon that exits at start (bad config, port taken) fails the test with its log.
+landlord_stays_up() {
+  sleep 1
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+}
+
+# landlord_on_loopback LANDLORD POOL LEASE_YAML: no namespaces; LANDLORD on 127.0.0.1 serving
+# relayed clients of 198.18.0.0/16 (giaddr 127.0.0.1) from POOL, on SERVER_PORT, with the
+# simulator's relay port RELAY_PORT = SERVER_PORT + 1 free beside it (two free ports in a row:
+# a server bound with SO_REUSEADDR would share a busy one silently).
+landlord_on_loopback() {
+  SERVER_PORT=$((20000 + $$ % 20000))
+  while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
+    SERVER_PORT=$((SERVER_PORT + 2))
+  done
+  RELAY_PORT=$((SERVER_PORT + 1))
+  cat > "$WORK/landlord.yaml" <<YAML
+server:
+  listen: 127.0.0.1:$SERVER_PORT
+store:
+  type: sqlite
+  path: $WORK/leases.db
+$3
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [$2]
+    relays: [127.0.0.1]
+log:
+  level: warn
+YAML
+  "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  SERVER_PID=$!
+  landlord_stays_up
+}
+
