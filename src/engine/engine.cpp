@@ -73,6 +73,8 @@ struct Engine::State {
   void put(Lease record) {
     const Ipv4 address = record.address;
     const auto before = table.availability(address);
+    // Fencing tokens never go down: a store would refuse the write that follows.
+    LANDLORD_ASSERT(table.fencing_token(address) <= record.fencing_token);
     table.put(std::move(record));
     allocator.move(address, before, table.availability(address));
   }
@@ -248,6 +250,13 @@ struct Engine::State {
   Outcome grant(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                 const ClientKey& client, Ipv4 address, lease::Extension extension, EventKind kind,
                 std::string_view reason, TimePoint now) {
+    // Granted only inside the subnet's pools (or its reservation), never over another
+    // client's offer, lease or decline hold.
+    LANDLORD_ASSERT(view.contains(address) && (allocator.in_pool(view.id(), address) ||
+                                               view.reservation_at(address) != nullptr));
+    const auto current = table.facts(address, client);
+    LANDLORD_ASSERT(current == std::nullopt || current->of_client || !current->has_client ||
+                    !is_active(current->state));
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
@@ -533,6 +542,36 @@ struct Engine::State {
     return mutations;
   }
 
+  bool refused(const Lease& written, TimePoint now) {
+    const std::optional<Lease> current = table.find(written.address);
+    // Superseded (a later grant, extension, expiry or hold of the address): that one is what
+    // stands, and the store answers for it on its own.
+    if (current == std::nullopt || current->client != written.client ||
+        current->state != written.state || current->fencing_token != written.fencing_token ||
+        current->granted_at != written.granted_at || current->lease_time != written.lease_time) {
+      return false;
+    }
+    ++counters.fenced;
+    Lease nobody = written;
+    nobody.state = LeaseState::Expired;
+    nobody.client = ClientKey{};
+    nobody.client_id = ClientId{};
+    nobody.hardware = HardwareAddress{};
+    nobody.hostname.clear();
+    nobody.last_extension = lease::Extension::None;
+    nobody.granted_at = std::min(written.granted_at, now);
+    nobody.lease_time = Duration{0};
+    put(nobody);  // the address's token stays: never lower than what this engine wrote
+    Duration hold_for = written.lease_time;
+    for (const SubnetView& view : topology.subnets()) {
+      if (view.id() == written.subnet_id) hold_for = std::max(hold_for, view.lease_time);
+    }
+    Lease quarantine = nobody;
+    quarantine.state = LeaseState::Offered;
+    hold(std::move(quarantine), std::max(written.expires_at(), now + hold_for));
+    return true;
+  }
+
   void restore(Lease record) {
     // Holds are never persisted; 0.0.0.0 is no lease at all.
     if (record.state == LeaseState::Offered || record.address.is_zero()) return;
@@ -559,6 +598,10 @@ Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, Tim
   return state_->handle(message, ingress, now);
 }
 
+bool Engine::refused(const lease::Lease& record, TimePoint now) {
+  return state_->refused(record, now);
+}
+
 std::vector<lease::Lease> Engine::reclaim(TimePoint now, std::size_t max_records) {
   return state_->reclaim(now, max_records);
 }
@@ -578,6 +621,10 @@ void Engine::for_each_lease(const std::function<void(const lease::Lease&)>& visi
 }
 
 const Counters& Engine::counters() const { return state_->counters; }
+
+bool Engine::free_set_agrees(Ipv4 address) const {
+  return state_->allocator.files_as(address, state_->table.availability(address));
+}
 
 std::vector<PoolUsage> Engine::pool_usage() const {
   std::vector<PoolUsage> usage;

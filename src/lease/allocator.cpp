@@ -93,6 +93,25 @@ void Allocator::move(Ipv4 address, const Availability& before, const Availabilit
   add(*pool, address, after);
 }
 
+bool Allocator::files_as(Ipv4 address, const Availability& expected) const {
+  const Pool* pool = pool_of(address);
+  if (pool == nullptr ||
+      std::binary_search(pool->excluded.begin(), pool->excluded.end(), address.to_uint())) {
+    return true;
+  }
+  const bool clean = pool->clean.contains(address.to_uint() - pool->first.to_uint());
+  const auto subnet = subnets_.find(pool->subnet_id);
+  const bool affinity =
+      subnet != subnets_.end() &&
+      subnet->second.affinity.contains({unix_ms(expected.ended_at), address.to_uint()});
+  switch (expected.kind) {
+    case Availability::Kind::Taken: return !clean && !affinity;
+    case Availability::Kind::Clean: return clean && !affinity;
+    case Availability::Kind::Affinity: return !clean && affinity;
+  }
+  return false;
+}
+
 void Allocator::remove(Pool& pool, Ipv4 address, const Availability& availability) {
   switch (availability.kind) {
     case Availability::Kind::Taken:

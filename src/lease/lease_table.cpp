@@ -80,6 +80,11 @@ Availability LeaseTable::availability(Ipv4 address) const {
   return Availability::of(record.state, has_client(record, extra), expires_at_of(record, extra));
 }
 
+FencingToken LeaseTable::fencing_token(Ipv4 address) const {
+  const auto slot = slot_of(address);
+  return slot ? records_[*slot].fencing_token : 0;
+}
+
 std::optional<Lease> LeaseTable::find(const ClientKey& client) const {
   const auto slot = slot_of(client);
   if (!slot) return std::nullopt;

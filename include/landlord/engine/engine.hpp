@@ -80,7 +80,8 @@ struct PoolUsage {
 struct Counters {
   std::uint64_t discovers = 0, offers = 0, requests = 0, grants = 0, renewals = 0, rebinds = 0,
                 naks = 0, declines = 0, releases = 0, informs = 0, expirations = 0,
-                ignored = 0, pool_exhausted = 0;
+                ignored = 0, pool_exhausted = 0,
+                fenced = 0;  // records the store refused for a stale token (refused())
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
@@ -110,6 +111,15 @@ class Engine {
 
   Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now);
 
+  // The store refused `record` (a mutation this engine produced) for a stale fencing token:
+  // another server holds the address now. Unless a later change of the address superseded
+  // the record, the engine stops believing it: the client keeps no claim, and the address is
+  // held for nobody, in memory only, until the refused lease would have ended (at least one
+  // lease time from `now`), then left free with the refused record's token, which never goes
+  // down. Nothing of this is written: a write would only be refused again. Returns whether
+  // the engine changed.
+  bool refused(const lease::Lease& record, TimePoint now);
+
   // Expires bound leases past their expiry, ends offer holds and decline holds: at most
   // `max_records` per call so a backlog never stalls the loop. Returns records to persist.
   std::vector<lease::Lease> reclaim(TimePoint now, std::size_t max_records);
@@ -125,6 +135,9 @@ class Engine {
   void for_each_lease(const std::function<void(const lease::Lease&)>& visit) const;
   const Counters& counters() const;
   std::vector<PoolUsage> pool_usage() const;  // one entry per configured subnet, in config order
+  // Whether the allocator's free set files `address` where its record puts it: a debug check
+  // (the simulation runs it after every step on the addresses the step touched).
+  bool free_set_agrees(Ipv4 address) const;
 
  private:
   struct State;

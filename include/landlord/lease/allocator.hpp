@@ -58,6 +58,10 @@ class Allocator {
   // The address changed class (its record changed). Addresses outside pools are ignored.
   void move(Ipv4 address, const Availability& before, const Availability& after);
 
+  // Whether `address` is filed as `expected` (addresses outside pools, and excluded ones,
+  // are filed nowhere: true). A check that the free set follows the lease table.
+  bool files_as(Ipv4 address, const Availability& expected) const;
+
   // A free address of the subnet: the lowest clean one, else the oldest affinity one.
   std::optional<Ipv4> pick(std::uint32_t subnet_id) const;
 

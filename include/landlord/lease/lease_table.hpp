@@ -49,6 +49,8 @@ class LeaseTable {
   std::optional<Lease> find(const ClientKey& client) const;
   // The allocator's class for `address` (allocator.hpp), without building its record.
   Availability availability(Ipv4 address) const;
+  // The token of `address`'s record (an offer hold's: the covered lease's), 0 without one.
+  FencingToken fencing_token(Ipv4 address) const;
 
   // Inserts or replaces the record for record.address (never 0.0.0.0). Any state but Offered;
   // a hold on the address is dropped together with the record it covered. Deadline:

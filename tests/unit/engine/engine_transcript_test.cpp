@@ -3,6 +3,13 @@
 // blank line. Time only moves with `advance`. With LANDLORD_REWRITE=1 the files are rewritten
 // with what the engine printed, to be reviewed in the diff like any other change.
 //
+// The engine runs behind the daemon's durability machine (durability/machine.hpp) and a
+// memory lease store, so a transcript shows the promise: a record handed to the store
+// (`write`), the store's answer (`durable`, `refused`, `failed`), and only then the reply
+// (`sent DHCPACK ...`, or `not sent ...`). Replies that need nothing durable (OFFER, NAK)
+// print at once, without `sent`. By default the store answers `ok` at the end of each
+// command; after `store manual` writes wait for `commit`.
+//
 //   discover client=N [requested=A] [relay=A] [broadcast]   DHCPDISCOVER
 //   select client=N address=A [server=A] [relay=A]          DHCPREQUEST (SELECTING)
 //   init-reboot client=N address=A [relay=A]                DHCPREQUEST (INIT-REBOOT)
@@ -12,15 +19,26 @@
 //   advance DURATION                                        time passes; reclaim runs
 //   leases                                                  the lease table, by address
 //   reconfigure pool=A-B                                    subnet 1's pool becomes A-B
+//   store manual / store auto                               writes wait for `commit`, or not
+//   commit ok                                               the oldest write is durable
+//   commit fail                                             ... fails: nothing of it is written
+//   commit stale                                            ... another server wrote a newer
+//                                                           holder of each address first
+//   crash                                                   engine, machine, unanswered writes lost
+//   restart                                                 a new engine from the store's records
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <deque>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "engine_harness.hpp"
 #include "landlord/config/values.hpp"
+#include "landlord/durability/machine.hpp"
+#include "landlord/store/memory_lease_store.hpp"
 
 namespace landlord::engine::testing {
 namespace {
@@ -59,6 +77,8 @@ std::vector<Block> read_blocks(const std::filesystem::path& path) {
 
 class Transcript {
  public:
+  Transcript() { harness_.emplace(); }
+
   std::string run(const std::string& command_line) {
     std::istringstream words(command_line);
     std::string command;
@@ -79,25 +99,54 @@ class Transcript {
       return static_cast<std::uint8_t>(std::stoi(arguments.at("client")));
     };
 
+    if (command == "store") {
+      manual_ = bare.at(0) == "manual";
+      return manual_ ? "writes wait for commit\n" : "writes commit at once\n";
+    }
+    if (command == "commit") {
+      std::string out = commit(bare.at(0));  // the store's answer, then what it releases
+      return out + drive();
+    }
+    if (command == "crash") {
+      std::string out = "crash: " + std::to_string(machine_.batches_in_flight()) +
+                        " unanswered writes and " + std::to_string(machine_.backlog_size()) +
+                        " records waiting for a retry lost\n";
+      const TimePoint now = harness_->now;
+      harness_.reset();
+      machine_ = durability::Machine{};
+      in_flight_.clear();
+      down_at_ = now;
+      return out;
+    }
+    if (command == "restart") {
+      harness_.emplace(config_);
+      harness_->now = *down_at_;
+      down_at_.reset();
+      std::size_t count = 0;
+      (void)store_.load([&](lease::Lease&& record) {
+        harness_->engine.restore(std::move(record));
+        ++count;
+      });
+      return "restored " + std::to_string(count) + " records\n";
+    }
     if (command == "advance") {
       const auto by = config::parse_duration(bare.at(0));
       EXPECT_TRUE(by.has_value()) << command_line;
-      std::string out;
-      for (const lease::Lease& record : harness_.advance(*by)) out += write_line(record);
+      machine_.propose_reclaimed(harness_->advance(*by));
+      const std::string out = drive();
       return out.empty() ? "nothing due\n" : out;
     }
     if (command == "reconfigure") {
       const std::string range = arguments.at("pool");
       const auto dash = range.find('-');
-      config::Config config = make_config();
-      config.subnets[0].pools = {
+      config_.subnets[0].pools = {
           {*Ipv4::parse(range.substr(0, dash)), *Ipv4::parse(range.substr(dash + 1))}};
-      harness_.engine.reconfigure(config);
+      harness_->engine.reconfigure(config_);
       return "ok\n";
     }
     if (command == "leases") {
       std::map<std::uint32_t, std::string> lines;
-      harness_.engine.for_each_lease([&](const lease::Lease& record) {
+      harness_->engine.for_each_lease([&](const lease::Lease& record) {
         lines[record.address.to_uint()] = lease_line(record);
       });
       std::string out;
@@ -144,10 +193,95 @@ class Transcript {
     if (std::find(bare.begin(), bare.end(), "broadcast") != bare.end()) {
       message.flags = wire::kBroadcastFlag;
     }
-    return outcome_lines(harness_.send(message, ingress));
+    engine::Outcome outcome = harness_->send(message, ingress);
+    durability::Origin origin;
+    origin.hardware = message.hardware_address();
+    if (machine_.propose(outcome, origin)) return drive();
+    return (outcome.reply ? reply_line(*outcome.reply)
+                          : "silent: " + std::string(outcome.event.reason)) +
+           "\n";
   }
 
  private:
+  // The machine's Ready, as the daemon acts on it, until nothing more is ready; in auto mode
+  // the store answers `ok` to every write.
+  std::string drive() {
+    std::string out;
+    for (;;) {
+      durability::Ready ready;
+      machine_.ready(harness_->now, ready);
+      for (const durability::Notice& notice : ready.notices) {
+        if (notice.kind == durability::NoticeKind::StoreRecovered) {
+          out += "store recovered: acknowledging again\n";
+        }
+      }
+      for (const durability::Release& release : ready.released) out += release_line(release);
+      for (durability::Batch& batch : ready.batches) {
+        for (const lease::Lease& record : batch.records) {
+          out += (batch.retry ? "retry " : "") + write_line(record);
+        }
+        in_flight_.push_back(std::move(batch));
+      }
+      if (!manual_ && !in_flight_.empty()) {
+        while (!in_flight_.empty()) out += commit("ok");
+        continue;
+      }
+      if (ready.empty()) return out;
+    }
+  }
+
+  // The store's answer to the oldest write.
+  std::string commit(const std::string& how) {
+    if (in_flight_.empty()) return "no write waiting\n";
+    durability::Batch batch = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    std::string out;
+    durability::CommitResult result = std::vector<store::WriteResult>{};
+    if (how == "fail") {
+      result = unexpected(store::StoreError{store::StoreError::Kind::Io, "disk I/O error"});
+      out += "failed: disk I/O error\n";
+    } else {
+      if (how == "stale") {
+        for (const lease::Lease& record : batch.records) {  // a newer holder, written elsewhere
+          lease::Lease other = record;
+          other.client = ClientKey::from({}, mac(0xee));
+          other.hardware = mac(0xee);
+          other.state = lease::LeaseState::Bound;
+          ++other.fencing_token;
+          (void)store_.commit(std::span(&other, 1));
+        }
+      } else {
+        EXPECT_EQ(how, "ok");
+      }
+      result = store_.commit(batch.records);
+      for (std::size_t i = 0; i < batch.records.size(); ++i) {
+        const lease::Lease& record = batch.records[i];
+        const bool written = (*result)[i] == store::WriteResult::Written;
+        out += (written ? "durable " : "refused ") + record.address.to_string() +
+               " token=" + std::to_string(record.fencing_token) +
+               (written ? "" : ": the store holds a newer holder") + "\n";
+      }
+    }
+    machine_.committed(batch.id, std::move(result), harness_->engine, harness_->now);
+    return out;
+  }
+
+  std::string release_line(const durability::Release& release) const {
+    if (release.reclaimed) return "";
+    std::string what = release.reply != nullptr
+                           ? reply_line(*release.reply)
+                           : "silent: " + std::string(release.event.reason);
+    switch (release.verdict) {
+      case durability::Verdict::Send:
+        return (release.reply != nullptr ? "sent " : "") + what + "\n";
+      case durability::Verdict::StaleToken:
+        return "not sent (stale fencing token): " + what + "\n";
+      case durability::Verdict::Unavailable:
+        return "not sent (store unavailable): " + what + "\n";
+    }
+    return {};
+  }
+
   std::string relative(TimePoint time) const {
     const Duration offset = time - kStart;
     return offset < Duration{0} ? "-" + config::format_duration(-offset)
@@ -168,32 +302,31 @@ class Transcript {
 
   std::string write_line(const lease::Lease& record) const { return "write " + lease_line(record); }
 
-  std::string outcome_lines(const Outcome& outcome) const {
-    std::string out;
-    if (outcome.reply) {
-      const wire::Message& reply = outcome.reply->message;
-      out += std::string(wire::to_string(*reply.type())) + " " + reply.yiaddr.to_string() + " to " +
-             std::string(to_string(outcome.reply->route)) + " " +
-             outcome.reply->destination.to_string() + ":" + std::to_string(outcome.reply->port);
-      if (const auto lease_time = reply.options.get_u32(option::kLeaseTime)) {
-        out += " lease=" + std::to_string(*lease_time) +
-               "s t1=" + std::to_string(reply.options.get_u32(option::kRenewalTime).value_or(0)) +
-               "s t2=" + std::to_string(reply.options.get_u32(option::kRebindingTime).value_or(0)) +
-               "s";
-      }
-      if (reply.broadcast()) out += " broadcast-bit";
-      if (const auto text = reply.options.get_text(option::kMessage)) {
-        out += " \"" + std::string(*text) + "\"";
-      }
-      out += "\n";
-    } else {
-      out += "silent: " + std::string(outcome.event.reason) + "\n";
+  std::string reply_line(const Reply& reply_to) const {
+    const wire::Message& reply = reply_to.message;
+    std::string out = std::string(wire::to_string(*reply.type())) + " " + reply.yiaddr.to_string() +
+                      " to " + std::string(to_string(reply_to.route)) + " " +
+                      reply_to.destination.to_string() + ":" + std::to_string(reply_to.port);
+    if (const auto lease_time = reply.options.get_u32(option::kLeaseTime)) {
+      out += " lease=" + std::to_string(*lease_time) +
+             "s t1=" + std::to_string(reply.options.get_u32(option::kRenewalTime).value_or(0)) +
+             "s t2=" + std::to_string(reply.options.get_u32(option::kRebindingTime).value_or(0)) +
+             "s";
     }
-    for (const lease::Lease& record : outcome.mutations) out += write_line(record);
+    if (reply.broadcast()) out += " broadcast-bit";
+    if (const auto text = reply.options.get_text(option::kMessage)) {
+      out += " \"" + std::string(*text) + "\"";
+    }
     return out;
   }
 
-  Harness harness_;
+  config::Config config_ = make_config();
+  std::optional<Harness> harness_;  // none while crashed
+  std::optional<TimePoint> down_at_;
+  durability::Machine machine_;
+  store::MemoryLeaseStore store_;
+  std::deque<durability::Batch> in_flight_;  // handed to the store, not answered yet
+  bool manual_ = false;
 };
 
 class GoldenTranscript : public ::testing::TestWithParam<std::string> {};
@@ -223,7 +356,7 @@ TEST_P(GoldenTranscript, MatchesTheEngine) {
 INSTANTIATE_TEST_SUITE_P(Files, GoldenTranscript,
                          ::testing::Values("dora.txt", "renew_rebind_expire.txt", "affinity.txt",
                                            "exhaustion.txt", "decline.txt", "fencing.txt",
-                                           "relay.txt"),
+                                           "relay.txt", "durability.txt"),
                          [](const auto& file) {
                            std::string name = file.param.substr(0, file.param.find('.'));
                            for (char& c : name) {

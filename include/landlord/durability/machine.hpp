@@ -1,0 +1,207 @@
+#pragma once
+// Commit-then-ack as a sans-I/O state machine (etcd-io/raft's Ready/Advance): the rule that
+// no reply whose outcome changed leases leaves before those records are durable, and that a
+// failed or stale write is never acknowledged, lives here and only here. The daemon
+// (server/) and the deterministic simulation (tests/simulation) both drive this code; they
+// bring the I/O: a store, a clock, timers, sockets.
+//
+//   propose()    an engine outcome: a reply without records is released at once; one with
+//                records is held in a slot and its records join the next batch.
+//   ready()      Ready: the replies released since the last call (send, or drop and why),
+//                the next batch of records to write, and what to tell the operator.
+//   committed()  Advance: the store's answer for a batch, in the order batches were handed
+//                out. Written: the batch's replies are released to be sent. A stale fencing
+//                token: no reply for the outcome it belongs to, and the engine is corrected
+//                (Engine::refused). A failed commit: no reply, the records wait in a backlog
+//                retried with back-off until written, and while the store fails new outcomes
+//                are not acknowledged either (their records join the backlog).
+//   next_retry() when to call ready() again for a retry: the caller's timer.
+//
+// No threads, no Asio, no clock: time is a parameter. Nothing here logs.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "landlord/base/client_id.hpp"
+#include "landlord/base/expected.hpp"
+#include "landlord/base/hardware_address.hpp"
+#include "landlord/base/ipv4.hpp"
+#include "landlord/base/time.hpp"
+#include "landlord/engine/engine.hpp"
+#include "landlord/lease/lease.hpp"
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::durability {
+
+using CommitResult = Expected<std::vector<store::WriteResult>, store::StoreError>;
+
+// Who asked, and on which link: what the caller logs and routes by when a reply is released.
+struct Origin {
+  HardwareAddress hardware;
+  ClientId client_id;
+  Ipv4 giaddr;
+  std::uint32_t ingress_index = 0;
+};
+
+enum class Verdict : std::uint8_t {
+  Send,         // durable, or nothing to persist: send the reply (if any), log the event
+  StaleToken,   // the store holds a newer holder: no reply; the engine was corrected
+  Unavailable,  // the store failed or is failing: no reply (the client asks again)
+};
+std::string_view to_string(Verdict verdict);
+
+// A proposal the machine lets go of. Its pointers and span stay valid until the next
+// ready(): the reply is built in place, in the machine's slot, and is not copied.
+struct Release {
+  Verdict verdict = Verdict::Send;
+  const engine::Reply* reply = nullptr;  // none for RELEASE, DECLINE and reclaimed records
+  engine::Event event;
+  Origin origin;
+  std::span<const lease::Lease> records;  // its records (a grant's, the reclaimed ones)
+  bool reclaimed = false;  // from propose_reclaimed(): `records` expired or freed
+};
+
+struct Batch {
+  std::uint64_t id = 0;
+  std::vector<lease::Lease> records;
+  bool retry = false;  // the backlog of a failing store, not new outcomes
+};
+
+enum class NoticeKind : std::uint8_t {
+  StoreFailed,     // a commit failed: `message` is the store's error
+  StoreRecovered,  // the backlog is written: acknowledging again
+};
+struct Notice {
+  NoticeKind kind = NoticeKind::StoreFailed;
+  std::string message;
+  std::size_t records = 0;  // waiting (StoreFailed) or written (StoreRecovered)
+};
+
+struct Ready {
+  std::vector<Release> released;  // in the order they were decided
+  std::vector<Batch> batches;     // to the store, in this order; then committed(id, result)
+  std::vector<Notice> notices;
+  bool empty() const { return released.empty() && batches.empty() && notices.empty(); }
+};
+
+struct Options {
+  // Retries of a failing store back off from retry_first, doubling to retry_max: short, so
+  // the first ACK after a fault clears comes within about a second.
+  Duration retry_first = std::chrono::milliseconds{50};
+  Duration retry_max = std::chrono::seconds{1};
+};
+
+struct Counters {
+  std::uint64_t batches = 0, commits = 0, records_written = 0, stale_refusals = 0,
+                store_failures = 0, not_taken = 0, replies_dropped_store_down = 0,
+                engine_corrections = 0;
+};
+
+class Machine {
+ public:
+  explicit Machine(Options options = {});
+
+  // An outcome of engine.handle(). Without mutations nothing waits: returns false and leaves
+  // the outcome alone (the caller sends its reply now). With mutations it takes the outcome
+  // (its reply waits for them) and returns true.
+  bool propose(engine::Outcome& outcome, const Origin& origin);
+  // Records of engine.reclaim(): no reply; released (with the records) once durable.
+  void propose_reclaimed(std::vector<lease::Lease> records);
+
+  // Ready: what to do now. Fills `out` (cleared first, capacity kept). A batch is handed out
+  // once; more than one may be in flight, answered in order. What the previous call released
+  // is recycled here (Advance): act on a Ready before asking for the next.
+  void ready(TimePoint now, Ready& out);
+
+  // Advance: the store's answer for batch `id` (the oldest in flight). On success the result
+  // has one entry per record handed out, in order: anything else stops the process. Stale
+  // writes are turned into engine.refused() corrections.
+  void committed(std::uint64_t id, CommitResult result, engine::Engine& engine, TimePoint now);
+  // The store could not take batch `id` now (its queue is full): as a failed commit, without
+  // marking the store as failing.
+  void not_taken(std::uint64_t id, TimePoint now);
+
+  // When ready() has a retry to hand out, if ever; nothing else needs a timer.
+  std::optional<TimePoint> next_retry() const;
+  // Shutting down: retry the backlog at the next ready(), not at the back-off's time.
+  void retry_now();
+
+  bool healthy() const { return healthy_; }
+  std::size_t batches_in_flight() const { return in_flight_.size(); }
+  std::size_t backlog_size() const { return backlog_.size(); }
+  // Proposals whose records are not answered yet (released ones are not waiting).
+  std::size_t waiting_replies() const {
+    return slots_.size() - free_slots_.size() - releasing_.size();
+  }
+  // Nothing proposed, in flight or waiting for a retry: the engine and the store agree.
+  bool idle() const {
+    return in_flight_.empty() && backlog_.empty() && open_.records.empty() && released_.empty() &&
+           waiting_replies() == 0;
+  }
+  const Counters& counters() const { return counters_; }
+
+ private:
+  // A proposal waiting for its records, in a reused slot (a reply holds a whole Message).
+  struct Held {
+    std::optional<engine::Reply> reply;
+    engine::Event event;
+    Origin origin;
+    bool reclaimed = false;
+  };
+  // A batch out at the store: its records, and for each proposal the range of its records.
+  struct Part {
+    std::uint32_t slot;
+    std::uint32_t first, count;
+    std::uint64_t sequence;  // proposal order: a later record for an address supersedes it
+  };
+  struct InFlight {
+    std::uint64_t id = 0;
+    std::vector<lease::Lease> records;
+    std::vector<Part> parts;
+    std::vector<std::uint64_t> sequences;  // retry batches: each record's own
+    bool retry = false;
+  };
+  struct Waiting {
+    std::uint64_t sequence;
+    lease::Lease record;
+  };
+
+  std::uint32_t hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
+  void release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records);
+  void take(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
+  void keep_for_retry(std::uint64_t sequence, const lease::Lease& record);
+  void drop_parts(InFlight& batch);  // not written: records to the backlog, replies dropped
+  void failed(const store::StoreError& error, TimePoint now);
+  void retry_answered(InFlight& batch, const CommitResult& result, engine::Engine& engine,
+                      TimePoint now);
+  bool written(const lease::Lease& record, store::WriteResult result, engine::Engine& engine,
+               TimePoint now);
+  void forget_superseded(std::uint64_t sequence, const lease::Lease& record);
+  void schedule_retry(TimePoint now);
+  void maybe_recovered(std::size_t records);
+
+  Options options_;
+  bool healthy_ = true;
+  bool retry_in_flight_ = false;
+  Duration retry_delay_;
+  std::optional<TimePoint> retry_at_;
+  std::uint64_t next_sequence_ = 1;
+  std::uint64_t next_batch_ = 1;
+  InFlight open_;  // the batch being filled by proposals
+  std::deque<InFlight> in_flight_;
+  std::map<Ipv4, Waiting> backlog_;  // by address: only the newest record of each is retried
+  std::deque<Held> slots_;           // a deque: slots never move
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<Release> released_;
+  std::vector<std::uint32_t> releasing_;  // slots of released_, freed at the next ready()
+  std::vector<InFlight> answered_;        // batches released_ points into, until then
+  std::vector<InFlight> spare_;           // emptied batches, their vectors' capacity kept
+  std::vector<Notice> notices_;
+  Counters counters_;
+};
+
+}  // namespace landlord::durability

@@ -1,0 +1,253 @@
+#include "landlord/durability/machine.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "landlord/base/assert.hpp"
+
+namespace landlord::durability {
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Send: return "send";
+    case Verdict::StaleToken: return "stale token";
+    case Verdict::Unavailable: return "store unavailable";
+  }
+  return "unknown";
+}
+
+Machine::Machine(Options options) : options_(options), retry_delay_(options.retry_first) {
+  LANDLORD_ASSERT(options_.retry_first > Duration{0} && options_.retry_first <= options_.retry_max);
+}
+
+bool Machine::propose(engine::Outcome& outcome, const Origin& origin) {
+  if (outcome.mutations.empty()) return false;  // an OFFER, a NAK, an INFORM: nothing to wait for
+  take(outcome, origin, false);
+  return true;
+}
+
+void Machine::propose_reclaimed(std::vector<lease::Lease> records) {
+  if (records.empty()) return;
+  const Ipv4 address = records.front().address;
+  engine::Outcome outcome{std::nullopt, std::move(records),
+                          {engine::EventKind::Expire, address, "reclaimed"}};
+  take(outcome, Origin{}, true);
+}
+
+void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaimed) {
+  const std::uint64_t sequence = next_sequence_++;
+  const std::uint32_t slot = hold(outcome, origin, reclaimed);
+  if (!healthy_) {
+    // The store is failing: no ACK now; the records wait for the retry, so the store converges
+    // on what the engine holds.
+    for (const lease::Lease& record : outcome.mutations) keep_for_retry(sequence, record);
+    if (!reclaimed) ++counters_.replies_dropped_store_down;
+    InFlight& kept = answered_.emplace_back();
+    kept.records = std::move(outcome.mutations);
+    release(slot, Verdict::Unavailable, kept.records);
+    return;
+  }
+  const auto first = static_cast<std::uint32_t>(open_.records.size());
+  const auto count = static_cast<std::uint32_t>(outcome.mutations.size());
+  std::move(outcome.mutations.begin(), outcome.mutations.end(), std::back_inserter(open_.records));
+  open_.parts.push_back(Part{slot, first, count, sequence});
+}
+
+void Machine::ready(TimePoint now, Ready& out) {
+  // Advance: what the caller acted on since the last call is recycled.
+  for (const std::uint32_t slot : releasing_) {
+    slots_[slot].reply.reset();
+    free_slots_.push_back(slot);
+  }
+  releasing_.clear();
+  for (InFlight& batch : answered_) {
+    batch.records.clear();
+    batch.parts.clear();
+    batch.sequences.clear();
+    spare_.push_back(std::move(batch));
+  }
+  answered_.clear();
+  out.released.clear();
+  out.batches.clear();
+  out.notices.clear();
+  std::swap(out.released, released_);
+  std::swap(out.notices, notices_);
+  if (!open_.records.empty()) {
+    open_.id = next_batch_++;
+    out.batches.push_back(Batch{open_.id, open_.records, false});
+    in_flight_.push_back(std::move(open_));
+    ++counters_.batches;
+    if (spare_.empty()) {
+      open_ = InFlight{};
+    } else {
+      open_ = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (retry_at_ && *retry_at_ <= now && !retry_in_flight_ && !backlog_.empty()) {
+    InFlight retry;
+    retry.id = next_batch_++;
+    retry.retry = true;
+    for (const auto& [address, waiting] : backlog_) {
+      retry.records.push_back(waiting.record);
+      retry.sequences.push_back(waiting.sequence);
+    }
+    out.batches.push_back(Batch{retry.id, retry.records, true});
+    in_flight_.push_back(std::move(retry));
+    retry_in_flight_ = true;
+    retry_at_.reset();
+    ++counters_.batches;
+  }
+}
+
+void Machine::committed(std::uint64_t id, CommitResult result, engine::Engine& engine,
+                        TimePoint now) {
+  LANDLORD_ASSERT(!in_flight_.empty() && in_flight_.front().id == id);  // answered in order
+  InFlight batch = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  // A store answers for exactly the records it was given, one result each, in order.
+  LANDLORD_ASSERT(!result || result->size() == batch.records.size());
+  if (batch.retry) {
+    retry_answered(batch, result, engine, now);
+    return;
+  }
+  if (!result) {
+    drop_parts(batch);
+    failed(result.error(), now);
+  } else {
+    ++counters_.commits;
+    for (const Part& part : batch.parts) {
+      bool stale = false;
+      for (std::uint32_t i = part.first; i < part.first + part.count; ++i) {
+        stale |= !written(batch.records[i], (*result)[i], engine, now);
+        forget_superseded(part.sequence, batch.records[i]);
+      }
+      release(part.slot, stale ? Verdict::StaleToken : Verdict::Send,
+              std::span(batch.records).subspan(part.first, part.count));
+    }
+    maybe_recovered(batch.records.size());
+  }
+  answered_.push_back(std::move(batch));  // the released spans point into its records
+}
+
+void Machine::not_taken(std::uint64_t id, TimePoint now) {
+  auto batch = std::find_if(in_flight_.begin(), in_flight_.end(),
+                            [id](const InFlight& entry) { return entry.id == id; });
+  LANDLORD_ASSERT(batch != in_flight_.end());
+  ++counters_.not_taken;
+  if (batch->retry) {
+    retry_in_flight_ = false;
+  } else {
+    drop_parts(*batch);  // overload, not a failing store: the store stays healthy
+  }
+  answered_.push_back(std::move(*batch));
+  in_flight_.erase(batch);
+  schedule_retry(now);
+}
+
+std::optional<TimePoint> Machine::next_retry() const {
+  if (retry_in_flight_ || backlog_.empty()) return std::nullopt;
+  return retry_at_;
+}
+
+void Machine::retry_now() {
+  if (!retry_in_flight_ && !backlog_.empty()) retry_at_ = TimePoint{};
+}
+
+std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed) {
+  if (free_slots_.empty()) {
+    slots_.push_back(Held{std::move(outcome.reply), outcome.event, origin, reclaimed});
+    return static_cast<std::uint32_t>(slots_.size() - 1);
+  }
+  const std::uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  Held& held = slots_[slot];
+  held.reply = std::move(outcome.reply);
+  held.event = outcome.event;
+  held.origin = origin;
+  held.reclaimed = reclaimed;
+  return slot;
+}
+
+void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records) {
+  const Held& held = slots_[slot];
+  released_.push_back(Release{verdict, held.reply ? &*held.reply : nullptr, held.event,
+                              held.origin, records, held.reclaimed});
+  releasing_.push_back(slot);
+}
+
+void Machine::keep_for_retry(std::uint64_t sequence, const lease::Lease& record) {
+  auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, record});
+  if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, record};
+}
+
+void Machine::drop_parts(InFlight& batch) {
+  for (const Part& part : batch.parts) {
+    for (std::uint32_t i = part.first; i < part.first + part.count; ++i) {
+      keep_for_retry(part.sequence, batch.records[i]);
+    }
+    if (!slots_[part.slot].reclaimed) ++counters_.replies_dropped_store_down;
+    release(part.slot, Verdict::Unavailable,
+            std::span(batch.records).subspan(part.first, part.count));
+  }
+}
+
+void Machine::failed(const store::StoreError& error, TimePoint now) {
+  ++counters_.store_failures;
+  healthy_ = false;
+  notices_.push_back(Notice{NoticeKind::StoreFailed, error.message, backlog_.size()});
+  schedule_retry(now);
+}
+
+void Machine::retry_answered(InFlight& batch, const CommitResult& result, engine::Engine& engine,
+                             TimePoint now) {
+  retry_in_flight_ = false;
+  if (!result) {
+    retry_delay_ = std::min(retry_delay_ * 2, options_.retry_max);
+    failed(result.error(), now);
+    return;
+  }
+  ++counters_.commits;
+  for (std::size_t i = 0; i < batch.records.size(); ++i) {
+    written(batch.records[i], (*result)[i], engine, now);
+    // Entries that a newer proposal replaced while this retry was out stay for the next one.
+    auto entry = backlog_.find(batch.records[i].address);
+    if (entry != backlog_.end() && entry->second.sequence == batch.sequences[i]) {
+      backlog_.erase(entry);
+    }
+  }
+  retry_delay_ = options_.retry_first;
+  maybe_recovered(batch.records.size());
+  schedule_retry(now);
+}
+
+bool Machine::written(const lease::Lease& record, store::WriteResult result,
+                      engine::Engine& engine, TimePoint now) {
+  if (result == store::WriteResult::Written) {
+    ++counters_.records_written;
+    return true;
+  }
+  ++counters_.stale_refusals;
+  if (engine.refused(record, now)) ++counters_.engine_corrections;
+  return false;
+}
+
+void Machine::forget_superseded(std::uint64_t sequence, const lease::Lease& record) {
+  auto waiting = backlog_.find(record.address);
+  if (waiting != backlog_.end() && waiting->second.sequence < sequence) backlog_.erase(waiting);
+}
+
+void Machine::schedule_retry(TimePoint now) {
+  if (retry_in_flight_ || retry_at_ || backlog_.empty()) return;
+  retry_at_ = now + retry_delay_;
+}
+
+void Machine::maybe_recovered(std::size_t records) {
+  if (healthy_ || !backlog_.empty()) return;
+  healthy_ = true;
+  retry_delay_ = options_.retry_first;
+  retry_at_.reset();
+  notices_.push_back(Notice{NoticeKind::StoreRecovered, {}, records});
+}
+
+}  // namespace landlord::durability
