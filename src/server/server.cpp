@@ -2,8 +2,8 @@
 
 #include <array>
 #include <csignal>
-#include <deque>
 #include <memory>
+#include <span>
 #include <unordered_set>
 
 #include <spdlog/spdlog.h>
@@ -40,9 +40,12 @@ constexpr std::size_t kBatchesPerWakeup = 2;   // of kReceiveBatch: a burst neve
 constexpr auto kDrainLimit = std::chrono::seconds{10};
 constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
 
-Duration lease_time_of(const engine::Outcome& outcome) {
-  if (!outcome.mutations.empty()) return outcome.mutations.front().lease_time;
-  return Duration{0};
+Duration lease_time_of(std::span<const lease::Lease> records) {
+  return records.empty() ? Duration{0} : records.front().lease_time;
+}
+
+durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress_index) {
+  return {request.hardware_address(), request.client_id(), request.giaddr, ingress_index};
 }
 
 class Server {
@@ -55,7 +58,8 @@ class Server {
         engine_(engine),
         queue_(queue),
         committer_(queue),
-        pipeline_(io, committer_),
+        pipeline_(io, committer_, engine, clock_,
+                  [this](const durability::Release& release) { on_released(release); }),
         socket_(std::move(socket)),
         expiry_timer_(io),
         drain_timer_(io),
@@ -114,6 +118,8 @@ class Server {
       for (std::size_t i = 0; i < count; ++i) {
         handle_datagram(socket_.datagram(i), socket_.payload(i));
       }
+      // The burst's records go to the store as one batch; replies wait for it.
+      pipeline_.drive();
       if (count < kReceiveBatch) return;
     }
   }
@@ -156,67 +162,39 @@ class Server {
   }
 
   // ---- deciding and replying -----------------------------------------------------------
-  struct PendingReply {
-    std::optional<engine::Reply> reply;
-    engine::Event event;
-    Requester requester;
-    Duration lease_time;
-    std::uint32_t ingress_index;
-  };
-
+  // Commit-then-ack is the durability machine's (durability/machine.hpp): an outcome whose
+  // records must be durable is proposed, and its reply comes back through on_released().
   void dispatch(engine::Outcome outcome, const wire::Message& request,
                 std::uint32_t ingress_index) {
-    if (outcome.mutations.empty()) {
-      log_lease_event(outcome.event, Requester::of(request), lease_time_of(outcome),
-                      link_name(ingress_index));
-      if (outcome.reply) send_reply(*outcome.reply, ingress_index);
+    if (pipeline_.propose(outcome, origin_of(request, ingress_index))) return;
+    log_lease_event(outcome.event, Requester::of(request), Duration{0}, link_name(ingress_index));
+    if (outcome.reply) send_reply(*outcome.reply, ingress_index);
+  }
+
+  void on_released(const durability::Release& release) {
+    if (release.reclaimed) {
+      if (release.verdict != durability::Verdict::Send) return;  // logged by the pipeline
+      for (const lease::Lease& record : release.records) log_reclaimed(record);
       return;
     }
-    // Commit-then-ack: the reply and the log line wait for the records to be durable, in a
-    // reused slot (a reply holds a whole Message); the callback carries only the slot number,
-    // small enough for std::function to hold without allocating.
-    const std::uint32_t slot = hold_pending(PendingReply{std::move(outcome.reply), outcome.event,
-                                                         Requester::of(request),
-                                                         lease_time_of(outcome), ingress_index});
-    pipeline_.submit(std::move(outcome.mutations), [this, slot](CommitStatus status) {
-      on_durable(pending_[slot], status);
-      release_pending(slot);
-    });
-  }
-
-  std::uint32_t hold_pending(PendingReply&& pending) {
-    if (free_pending_.empty()) {
-      pending_.push_back(std::move(pending));  // a deque: held references stay valid
-      return static_cast<std::uint32_t>(pending_.size() - 1);
-    }
-    const std::uint32_t slot = free_pending_.back();
-    free_pending_.pop_back();
-    pending_[slot] = std::move(pending);
-    return slot;
-  }
-
-  void release_pending(std::uint32_t slot) {
-    pending_[slot].reply.reset();
-    free_pending_.push_back(slot);
-  }
-
-  void on_durable(const PendingReply& pending, CommitStatus status) {
-    switch (status) {
-      case CommitStatus::Durable:
-        log_lease_event(pending.event, pending.requester, pending.lease_time,
-                        link_name(pending.ingress_index));
-        if (pending.reply) send_reply(*pending.reply, pending.ingress_index);
+    const Requester requester{release.origin.hardware, release.origin.client_id,
+                              release.origin.giaddr};
+    switch (release.verdict) {
+      case durability::Verdict::Send:
+        log_lease_event(release.event, requester, lease_time_of(release.records),
+                        link_name(release.origin.ingress_index));
+        if (release.reply != nullptr) send_reply(*release.reply, release.origin.ingress_index);
         return;
-      case CommitStatus::StaleToken:
+      case durability::Verdict::StaleToken:
         spdlog::warn("{} {} for {} not sent: the store holds a newer holder (stale fencing token)",
-                     engine::to_string(pending.event.kind), pending.event.address.to_string(),
-                     pending.requester.hardware.to_string());
+                     engine::to_string(release.event.kind), release.event.address.to_string(),
+                     requester.hardware.to_string());
         return;
-      case CommitStatus::Unavailable:
+      case durability::Verdict::Unavailable:
         store_down_log_.log(
             spdlog::level::err, "{} {} for {} not acknowledged: the store is not accepting writes",
-            engine::to_string(pending.event.kind), pending.event.address.to_string(),
-            pending.requester.hardware.to_string());
+            engine::to_string(release.event.kind), release.event.address.to_string(),
+            requester.hardware.to_string());
         return;
     }
   }
@@ -309,11 +287,8 @@ class Server {
     std::vector<lease::Lease> records = engine_.reclaim(clock_.now(), kReclaimBatchMax);
     const bool more = records.size() >= kReclaimBatchMax;
     if (!records.empty()) {
-      auto reclaimed = std::make_shared<std::vector<lease::Lease>>(records);
-      pipeline_.submit(std::move(records), [reclaimed](CommitStatus status) {
-        if (status != CommitStatus::Durable) return;  // logged by the pipeline; retried there
-        for (const lease::Lease& record : *reclaimed) log_reclaimed(record);
-      });
+      pipeline_.propose_reclaimed(std::move(records));
+      pipeline_.drive();
     }
     if (more) {
       boost::asio::post(io_, [this] { reclaim(); });  // the next batch, after pending packets
@@ -383,12 +358,13 @@ class Server {
   }
 
   void wait_for_drain() {
-    const bool done = pipeline_.in_flight() == 0 && pipeline_.backlog_size() == 0;
+    const durability::Machine& machine = pipeline_.machine();
+    const bool done = machine.batches_in_flight() == 0 && machine.backlog_size() == 0;
     const bool out_of_time = std::chrono::steady_clock::now() - drain_started_ > kDrainLimit;
     if (done || out_of_time) {
       if (!done) {
         spdlog::error("stopping with {} lease records not written (store failing)",
-                      pipeline_.backlog_size() + pipeline_.in_flight());
+                      machine.backlog_size() + machine.batches_in_flight());
       }
       socket_.flush();
       log_counters();
@@ -396,14 +372,14 @@ class Server {
       io_.stop();
       return;
     }
-    if (pipeline_.in_flight() == 0) pipeline_.retry_now();
+    if (machine.batches_in_flight() == 0) pipeline_.retry_now();
     drain_timer_.expires_after(std::chrono::milliseconds{20});
     drain_timer_.async_wait([this](const boost::system::error_code&) { wait_for_drain(); });
   }
 
   void log_counters() const {
     const engine::Counters& engine = engine_.counters();
-    const CommitPipelineCounters& commits = pipeline_.counters();
+    const durability::Counters& commits = pipeline_.counters();
     const store::CommitQueueCounters queue = queue_.counters();  // commits = transactions (fsyncs)
     spdlog::info(
         "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
@@ -480,8 +456,6 @@ class Server {
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
   // packet for I/O.
   wire::Message request_;
-  std::deque<PendingReply> pending_;  // replies waiting for their commit; slots are reused
-  std::vector<std::uint32_t> free_pending_;
 };
 
 }  // namespace

@@ -105,6 +105,8 @@ void CommitQueue::commit_batch(std::vector<Submission>& batch, std::size_t recor
     for (auto& submission : batch) submission.done(unexpected(committed.error()));
     return;
   }
+  // One result per record given, in order: each submission gets its own share.
+  LANDLORD_ASSERT(committed->size() == record_count);
   commits_.fetch_add(1, std::memory_order_relaxed);
   records_.fetch_add(record_count, std::memory_order_relaxed);
   auto result = committed->begin();

@@ -33,6 +33,7 @@ void add(engine::Counters& total, const engine::Counters& more) {
   total.expirations += more.expirations;
   total.ignored += more.ignored;
   total.pool_exhausted += more.pool_exhausted;
+  total.fenced += more.fenced;
 }
 
 void earliest(std::optional<TimePoint>& next, std::optional<TimePoint> candidate) {
@@ -118,16 +119,19 @@ bool Simulator::step(TimePoint end) {
     if (due && *due < fleet_end()) return due;
     return std::nullopt;
   }();
-  const auto commit_due_at =
-      pending_.empty() ? std::nullopt : std::optional<TimePoint>(pending_.front().commit_at);
+  const auto commit_due_at = store_queue_.empty()
+                                 ? std::nullopt
+                                 : std::optional<TimePoint>(store_queue_.front().commit_at);
+  const auto retry_at = machine_ ? machine_->next_retry() : std::nullopt;
   std::optional<TimePoint> reclaim_at = engine_ ? engine_->next_deadline() : std::nullopt;
   if (reclaim_at) *reclaim_at += options_.reclaim_late_by;
   if (reclaim_at && reclaim_stuck_at_ && *reclaim_at <= *reclaim_stuck_at_) {
     reclaim_at = *reclaim_stuck_at_ + Duration{1};
   }
   std::optional<TimePoint> next;
-  for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, reclaim_at,
-                                fleet_due, crash_at_, std::optional<TimePoint>(next_audit_)}) {
+  for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, retry_at,
+                                reclaim_at, fleet_due, crash_at_,
+                                std::optional<TimePoint>(next_audit_)}) {
     earliest(next, candidate);
   }
   if (!next || *next > end) return false;
@@ -142,6 +146,8 @@ bool Simulator::step(TimePoint end) {
     deliver(network_.take());
   } else if (due(commit_due_at)) {
     commit_due();
+  } else if (due(retry_at)) {
+    drive();
   } else if (due(reclaim_at)) {
     reclaim_due();
   } else if (due(fleet_due)) {
@@ -158,7 +164,7 @@ bool Simulator::step(TimePoint end) {
 // The end: every check once more, every lease over, and the report filled in.
 void Simulator::finish() {
   audit();
-  if (engine_ && pending_.empty()) check_agreement();
+  if (engine_ && idle()) check_agreement();
   for (const auto& [address, record] : snapshot()) {
     if (record.state == lease::LeaseState::Bound || record.state == lease::LeaseState::Declined) {
       invariants_.report(now_, "not-drained",
@@ -204,6 +210,10 @@ void Simulator::open_store() {
 void Simulator::start_engine(TimePoint now) {
   if (!store_ || options_.store == StoreKind::Sqlite) open_store();
   engine_ = std::make_unique<engine::Engine>(config_);
+  // The daemon's machine, with the simulation's retry time: a failing store is retried after
+  // commit_retry, backing off to twice that.
+  machine_ = std::make_unique<durability::Machine>(
+      durability::Options{options_.commit_retry, 2 * options_.commit_retry});
   const auto loaded =
       store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
   if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
@@ -226,14 +236,15 @@ void Simulator::schedule_crash(TimePoint after) {
 // The process dies: its memory, its offer holds and every reply still waiting for its commit
 // are gone. What was committed stays in the store (SQLite: the connection is closed too).
 void Simulator::crash(TimePoint now) {
-  if (options_.trace_address)
-    trace(fmt::format("crash: {} uncommitted submissions lost", pending_.size()));
+  const std::size_t lost = store_queue_.size() + (machine_->backlog_size() > 0 ? 1 : 0);
+  if (options_.trace_address) trace(fmt::format("crash: {} uncommitted batches lost", lost));
   ++report_.crashes;
   mix(0xc4a54);
   fold_engine_counters();
   engine_.reset();
-  report_.lost_to_crashes += pending_.size();
-  pending_.clear();
+  machine_.reset();
+  report_.lost_to_crashes += lost;
+  store_queue_.clear();
   crash_at_.reset();
   restart_at_ = now + Duration{random_.between(1, options_.downtime_max.count())};
 }
@@ -304,18 +315,21 @@ void Simulator::serve(const Datagram& datagram) {
   ingress.to_broadcast = datagram.to_broadcast;
   engine::Outcome outcome = engine_->handle(*message, ingress, now_);
   if (options_.trace_address) trace_exchange(*message, outcome);
+  check_free_set(outcome.event.address);
+  if (outcome.reply) check_free_set(outcome.reply->message.yiaddr);
+  for (const lease::Lease& record : outcome.mutations) check_free_set(record.address);
+  if (options_.ack_before_commit && outcome.reply && !outcome.mutations.empty()) {
+    send_reply(*outcome.reply);  // the deliberately broken pipeline: the ACK does not wait
+    outcome.reply.reset();
+  }
+  const durability::Origin origin{message->hardware_address(), message->client_id(),
+                                  message->giaddr, ingress.interface_index};
+  if (!machine_->propose(outcome, origin) && outcome.reply) send_reply(*outcome.reply);
+  drive();
+}
 
-  std::optional<Datagram> reply;
-  if (outcome.reply) reply = encode_reply(*outcome.reply);
-  if (outcome.mutations.empty()) {
-    if (reply) network_.send(std::move(*reply), now_);
-    return;
-  }
-  if (options_.ack_before_commit && reply) {
-    network_.send(std::move(*reply), now_);
-    reply.reset();
-  }
-  submit(std::move(outcome.mutations), std::move(reply));
+void Simulator::send_reply(const engine::Reply& reply) {
+  if (auto datagram = encode_reply(reply)) network_.send(std::move(*datagram), now_);
 }
 
 // RFC 2131 §4.1 as the engine decided it; the in-process link then hands the reply to the
@@ -362,66 +376,82 @@ std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
   return datagram;
 }
 
-// ---- commit-then-ack
+// ---- commit-then-ack: the durability machine decides, the simulation is its I/O
 
-void Simulator::submit(std::vector<lease::Lease> records, std::optional<Datagram> reply) {
-  const Duration delay{
-      random_.between(options_.commit_delay_min.count(), options_.commit_delay_max.count())};
-  const TimePoint commit_at = std::max(last_commit_at_, now_ + delay);
-  last_commit_at_ = commit_at;
-  pending_.push_back({std::move(records), std::move(reply), commit_at});
+// The machine's Ready: released replies go to the network, batches to the store's queue.
+void Simulator::drive() {
+  machine_->ready(now_, ready_);
+  for (const durability::Release& release : ready_.released) {
+    if (release.verdict == durability::Verdict::Send && release.reply != nullptr) {
+      send_reply(*release.reply);
+    }
+  }
+  for (durability::Batch& batch : ready_.batches) {
+    const Duration delay{
+        random_.between(options_.commit_delay_min.count(), options_.commit_delay_max.count())};
+    const TimePoint commit_at = std::max(last_commit_at_, now_ + delay);
+    last_commit_at_ = commit_at;
+    store_queue_.push_back({batch.id, std::move(batch.records), commit_at});
+  }
 }
 
-// Whatever is due commits in one transaction (group commit); then its replies leave.
+// Whatever is due commits in one transaction (group commit); the machine gets each batch's
+// share of the answer, and releases the replies that are durable now.
 void Simulator::commit_due() {
-  std::vector<lease::Lease> batch;
-  std::vector<Datagram> replies;
-  while (!pending_.empty() && pending_.front().commit_at <= now_) {
-    Submission& submission = pending_.front();
-    batch.insert(batch.end(), std::make_move_iterator(submission.records.begin()),
-                 std::make_move_iterator(submission.records.end()));
-    if (submission.reply) replies.push_back(std::move(*submission.reply));
-    pending_.pop_front();
+  std::vector<lease::Lease> transaction;
+  std::vector<std::pair<std::uint64_t, std::size_t>> batches;  // id, record count
+  while (!store_queue_.empty() && store_queue_.front().commit_at <= now_) {
+    StoreBatch& batch = store_queue_.front();
+    batches.emplace_back(batch.id, batch.records.size());
+    transaction.insert(transaction.end(), std::make_move_iterator(batch.records.begin()),
+                       std::make_move_iterator(batch.records.end()));
+    store_queue_.pop_front();
   }
-  if (batch.empty()) return;
-  const bool inject = options_.store == StoreKind::Memory && random_.chance(options_.store_failure);
+  if (batches.empty()) return;
+  const bool inject = options_.store == StoreKind::Memory && !transaction.empty() &&
+                      random_.chance(options_.store_failure);
   if (inject) {
     static_cast<store::MemoryLeaseStore&>(*store_).fail_next_commit_at(
-        batch.front().address, {store::StoreError::Kind::Io, "injected: disk I/O error"});
+        transaction.front().address, {store::StoreError::Kind::Io, "injected: disk I/O error"});
   }
-  const auto results = store_->commit(batch);
+  const auto results = store_->commit(transaction);
   if (!results) {
     if (!inject) invariants_.report(now_, "store-error", results.error().message);
-    retry_later(std::move(batch));
-    return;  // nothing is durable: nothing is acknowledged, the replies are dropped
+    ++report_.failed_commits;
+    // Nothing is durable: the machine drops the replies and keeps the records for its retry.
+    for (const auto& [id, count] : batches) {
+      machine_->committed(id, unexpected(results.error()), *engine_, now_);
+    }
+    drive();
+    return;
   }
-  invariants_.on_commit(batch, *results, now_);
-  for (std::size_t i = 0; options_.trace_address && i < batch.size(); ++i) {
-    if (!traced(batch[i].address)) continue;
-    trace(
-        fmt::format("commit {} {}", describe(batch[i]),
-                    (*results)[i] == store::WriteResult::Written ? "written" : "REFUSED (stale)"));
+  invariants_.on_commit(transaction, *results, now_);
+  for (std::size_t i = 0; options_.trace_address && i < transaction.size(); ++i) {
+    if (!traced(transaction[i].address)) continue;
+    trace(fmt::format(
+        "commit {} {}", describe(transaction[i]),
+        (*results)[i] == store::WriteResult::Written ? "written" : "REFUSED (stale)"));
   }
   ++report_.commits;
-  report_.records_committed += batch.size();
-  for (const lease::Lease& record : batch) {
+  report_.records_committed += transaction.size();
+  for (const lease::Lease& record : transaction) {
     mix(record.address.to_uint());
     mix(record.fencing_token);
     mix(static_cast<std::uint64_t>(record.state));
   }
-  for (Datagram& reply : replies) network_.send(std::move(reply), now_);
-  if (pending_.empty() && agreement_due_) check_agreement();
-}
-
-// As the daemon's pipeline does after a failed transaction: the records stay first in line
-// and are retried until written, so the store converges on the engine; everything queued
-// behind them waits, so no record overtakes an earlier one for its address.
-void Simulator::retry_later(std::vector<lease::Lease> records) {
-  ++report_.failed_commits;
-  const TimePoint retry_at = now_ + options_.commit_retry;
-  for (Submission& waiting : pending_) waiting.commit_at = std::max(waiting.commit_at, retry_at);
-  last_commit_at_ = std::max(last_commit_at_, retry_at);
-  pending_.push_front({std::move(records), std::nullopt, retry_at});
+  auto result = results->begin();
+  for (const auto& [id, count] : batches) {
+    const auto share = static_cast<std::ptrdiff_t>(count);
+    machine_->committed(id, std::vector<store::WriteResult>(result, result + share), *engine_,
+                        now_);
+    result += share;
+  }
+  // A stale answer corrects the engine: another engine step.
+  for (std::size_t i = 0; i < transaction.size(); ++i) {
+    if ((*results)[i] != store::WriteResult::Written) check_free_set(transaction[i].address);
+  }
+  drive();
+  if (idle() && agreement_due_) check_agreement();
 }
 
 void Simulator::reclaim_due() {
@@ -434,10 +464,26 @@ void Simulator::reclaim_due() {
     return;
   }
   auto records = engine_->reclaim(now_, options_.reclaim_batch);
-  if (!records.empty()) submit(std::move(records), std::nullopt);
+  for (const lease::Lease& record : records) check_free_set(record.address);
+  if (records.empty()) return;
+  machine_->propose_reclaimed(std::move(records));
+  drive();
 }
 
 // ---- checks
+
+// Debug builds: after every engine step, each address it touched is filed in the allocator's
+// free set where its lease record puts it (O(1) per address, unlike the full audit).
+void Simulator::check_free_set([[maybe_unused]] Ipv4 address) {
+#ifndef NDEBUG
+  if (address.is_zero() || engine_->free_set_agrees(address)) return;
+  const auto record = engine_->find(address);
+  invariants_.report(now_, "free-set-mismatch",
+                     fmt::format("the free set files {} apart from its record {}",
+                                 address.to_string(),
+                                 record ? describe(*record) : std::string("(none)")));
+#endif
+}
 
 StoreSnapshot Simulator::snapshot() {
   StoreSnapshot records;
@@ -457,7 +503,7 @@ void Simulator::audit() {
   invariants_.check_store_expiry(records, now_);
   invariants_.check_store_keeps_commits(records, now_);
   agreement_due_ = true;
-  if (engine_ && pending_.empty()) check_agreement();
+  if (engine_ && idle()) check_agreement();
 }
 
 // The engine and the store agree whenever nothing is waiting to commit.

@@ -1,8 +1,9 @@
 #pragma once
-// The deterministic simulation (STYLE.md point 10): the real engine and the real simulated
+// The deterministic simulation (docs/testing.md): the real engine and the real simulated
 // fleet in one process under virtual time, the wire codec on every packet both ways, a lossy
-// network between them, commit-then-ack through a lease store, crash-restarts of the server,
-// and invariants checked as it runs. Everything random is drawn from one seed, so a failure
+// network between them, commit-then-ack by the daemon's own durability machine
+// (durability/machine.hpp) in front of a lease store, crash-restarts of the server, and
+// invariants checked as it runs. Everything random is drawn from one seed, so a failure
 // replays exactly from it.
 #include <cstdint>
 #include <deque>
@@ -13,6 +14,7 @@
 
 #include "invariants.hpp"
 #include "landlord/config/config.hpp"
+#include "landlord/durability/machine.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/sim/fleet.hpp"
 #include "landlord/store/lease_store.hpp"
@@ -37,13 +39,15 @@ struct SimulationOptions {
   config::AddressRange pool{Ipv4{198, 18, 0, 10}, Ipv4{198, 18, 7, 250}};
 
   LinkFaults to_server, to_clients;
-  // An ACK leaves only after its records committed, a uniform draw in [min, max] after the
-  // previous commit (the commit queue is FIFO: records never overtake each other).
+  // The store answers a batch of the durability machine a uniform draw in [min, max] after it
+  // was handed out, and never before the previous one (the commit queue is FIFO); batches
+  // due together commit in one transaction, as the daemon's group commit does.
   Duration commit_delay_min{1};
   Duration commit_delay_max{20};
 
   // A commit transaction fails (memory store only: its fault injection) with this
-  // probability: its replies are dropped and its records retried after `commit_retry`.
+  // probability: the machine drops its replies and retries its records, `commit_retry` later
+  // (its back-off doubles to twice that).
   double store_failure = 0;
   Duration commit_retry = 1s;
 
@@ -108,9 +112,10 @@ class Simulator {
 
  private:
   class ClientSide;
-  struct Submission {
+  // A batch the durability machine handed out, waiting for the store.
+  struct StoreBatch {
+    std::uint64_t id;
     std::vector<lease::Lease> records;
-    std::optional<Datagram> reply;  // released to the network once the records are durable
     TimePoint commit_at;
   };
 
@@ -127,11 +132,13 @@ class Simulator {
   void deliver(Datagram datagram);
   void serve(const Datagram& datagram);
   std::optional<Datagram> encode_reply(const engine::Reply& reply);
-  void submit(std::vector<lease::Lease> records, std::optional<Datagram> reply);
+  void send_reply(const engine::Reply& reply);
+  void drive();  // the machine's Ready: replies to the network, batches to the store
   void commit_due();
-  void retry_later(std::vector<lease::Lease> records);
+  bool idle() const { return machine_ && machine_->idle() && store_queue_.empty(); }
   void reclaim_due();
   void audit();
+  void check_free_set(Ipv4 address);
   void check_agreement();
   StoreSnapshot snapshot();
   void fold_engine_counters();
@@ -156,7 +163,9 @@ class Simulator {
   TimePoint reclaim_instant_;
   std::size_t reclaim_passes_ = 0;
   std::optional<TimePoint> reclaim_stuck_at_;
-  std::deque<Submission> pending_;
+  std::unique_ptr<durability::Machine> machine_;  // null while the server is down
+  durability::Ready ready_;
+  std::deque<StoreBatch> store_queue_;
   TimePoint last_commit_at_;
   TimePoint next_audit_;
   bool agreement_due_ = false;

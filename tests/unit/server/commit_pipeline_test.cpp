@@ -1,3 +1,6 @@
+// The durability machine on the event loop (its rules are tested in tests/unit/durability):
+// the reply waits on the loop, answers from the store's worker thread come back to the loop
+// in order, a committer that cannot take a batch drops its reply, and a retry goes out.
 #include "landlord/server/commit_pipeline.hpp"
 
 #include <deque>
@@ -10,6 +13,7 @@
 namespace landlord::server {
 namespace {
 
+using durability::Verdict;
 using store::WriteResult;
 
 // Takes submissions and lets the test decide, one by one, how each commit ends.
@@ -27,9 +31,9 @@ class ScriptedCommitter final : public Committer {
     submissions.push_back({std::move(records), std::move(done)});
     return true;
   }
-  void succeed(std::optional<WriteResult> every = WriteResult::Written) {
+  void succeed(WriteResult every = WriteResult::Written) {
     Submission next = take();
-    next.done(std::vector<WriteResult>(next.records.size(), *every));
+    next.done(std::vector<WriteResult>(next.records.size(), every));
   }
   void fail() {
     Submission next = take();
@@ -45,149 +49,118 @@ class ScriptedCommitter final : public Committer {
   bool refuse_next = false;
 };
 
-lease::Lease record(std::uint8_t host, std::int64_t granted_ms = 0) {
+lease::Lease record(std::uint8_t host) {
   lease::Lease lease;
   lease.address = Ipv4{198, 18, 0, host};
   lease.state = lease::LeaseState::Bound;
-  lease.granted_at = time_from_unix_ms(granted_ms);
   lease.lease_time = std::chrono::seconds{30};
   return lease;
 }
 
 class CommitPipelineTest : public ::testing::Test {
  protected:
-  void submit(std::vector<lease::Lease> records) {
-    statuses.push_back(std::nullopt);
-    const std::size_t slot = statuses.size() - 1;
-    pipeline.submit(std::move(records),
-                    [this, slot](CommitStatus status) { statuses[slot] = status; });
+  // One outcome with one record; its Origin's ingress index says which it was.
+  void propose(std::uint8_t host) {
+    engine::Outcome outcome{std::nullopt, {record(host)}, {engine::EventKind::Grant, {}, ""}};
+    durability::Origin origin;
+    origin.ingress_index = host;
+    EXPECT_TRUE(pipeline.propose(outcome, origin));
   }
   void settle() {
     io.restart();
     io.poll();
   }
-  // The retry timer is an hour here, so nothing depends on timing: the test says when.
-  void retry() {
-    pipeline.retry_now();
-    settle();
-  }
 
   boost::asio::io_context io;
   ScriptedCommitter committer;
-  CommitPipeline pipeline{io, committer, std::chrono::hours{1}, std::chrono::hours{2}};
-  std::vector<std::optional<CommitStatus>> statuses;
+  engine::Engine engine{config::Config{}};
+  Clock clock;
+  std::vector<std::pair<std::uint32_t, Verdict>> released;
+  // The retry back-off is an hour here, so nothing depends on timing: the test says when.
+  CommitPipeline pipeline{io, committer, engine, clock,
+                          [this](const durability::Release& release) {
+                            released.emplace_back(release.origin.ingress_index, release.verdict);
+                          },
+                          durability::Options{std::chrono::hours{1}, std::chrono::hours{2}}};
 };
 
 TEST_F(CommitPipelineTest, TheReplyWaitsUntilTheRecordsAreWritten) {
-  submit({record(100)});
+  propose(100);
+  pipeline.drive();
   settle();
-  EXPECT_FALSE(statuses[0]) << "nothing may be acknowledged before the commit completes";
-  EXPECT_EQ(pipeline.in_flight(), 1u);
+  EXPECT_TRUE(released.empty()) << "nothing may be acknowledged before the commit completes";
+  ASSERT_EQ(committer.submissions.size(), 1u);
   committer.succeed();
+  EXPECT_TRUE(released.empty()) << "answers run on the event loop";
   settle();
-  EXPECT_EQ(statuses[0], CommitStatus::Durable);
-  EXPECT_EQ(pipeline.in_flight(), 0u);
+  ASSERT_EQ(released.size(), 1u);
+  EXPECT_EQ(released[0].second, Verdict::Send);
   EXPECT_EQ(pipeline.counters().records_written, 1u);
 }
 
 TEST_F(CommitPipelineTest, ABurstOfCompletionsFromTheWorkerThreadRunsInOrderOnTheLoop) {
-  std::vector<int> completed;
   for (int i = 0; i < 50; ++i) {
-    pipeline.submit({record(static_cast<std::uint8_t>(i + 1))},
-                    [&completed, i](CommitStatus status) {
-                      EXPECT_EQ(status, CommitStatus::Durable);
-                      completed.push_back(i);
-                    });
+    propose(static_cast<std::uint8_t>(i + 1));
+    pipeline.drive();  // one batch each
   }
-  // The store's worker completes a whole batch at once, from its own thread; a second burst
-  // arrives after the loop has taken the first.
+  ASSERT_EQ(committer.submissions.size(), 50u);
   std::thread first([this] {
     for (int i = 0; i < 30; ++i) committer.succeed();
   });
   first.join();
-  EXPECT_TRUE(completed.empty()) << "completions run on the event loop, not on the worker";
+  EXPECT_TRUE(released.empty()) << "completions run on the event loop, not on the worker";
   settle();
-  EXPECT_EQ(completed.size(), 30u);
+  EXPECT_EQ(released.size(), 30u);
   std::thread second([this] {
     for (int i = 0; i < 20; ++i) committer.succeed();
   });
   second.join();
   settle();
-  std::vector<int> expected(50);
-  for (int i = 0; i < 50; ++i) expected[static_cast<std::size_t>(i)] = i;
-  EXPECT_EQ(completed, expected);
-  EXPECT_EQ(pipeline.in_flight(), 0u);
+  ASSERT_EQ(released.size(), 50u);
+  for (std::uint32_t i = 0; i < 50; ++i) EXPECT_EQ(released[i].first, i + 1);
+  EXPECT_EQ(pipeline.machine().batches_in_flight(), 0u);
   EXPECT_EQ(pipeline.counters().records_written, 50u);
 }
 
-TEST_F(CommitPipelineTest, AStaleTokenSuppressesTheReplyAndIsNotRetried) {
-  submit({record(100)});
-  committer.succeed(WriteResult::StaleToken);
+TEST_F(CommitPipelineTest, AFullQueueDropsTheReplyButKeepsTheRecordForTheRetry) {
+  committer.refuse_next = true;
+  propose(100);
+  pipeline.drive();
+  ASSERT_EQ(released.size(), 1u);
+  EXPECT_EQ(released[0].second, Verdict::Unavailable);
+  EXPECT_EQ(pipeline.counters().not_taken, 1u);
+  EXPECT_EQ(pipeline.machine().backlog_size(), 1u);
+  pipeline.retry_now();
+  ASSERT_EQ(committer.submissions.size(), 1u);
+  committer.succeed();
   settle();
-  EXPECT_EQ(statuses[0], CommitStatus::StaleToken);
-  EXPECT_EQ(pipeline.backlog_size(), 0u);
-  EXPECT_TRUE(pipeline.healthy());
-  retry();
-  EXPECT_TRUE(committer.submissions.empty());
+  EXPECT_EQ(pipeline.machine().backlog_size(), 0u);
 }
 
-TEST_F(CommitPipelineTest, AStoreErrorStopsAcknowledgingAndRetriesUntilWritten) {
-  submit({record(100)});
+TEST_F(CommitPipelineTest, AStoreErrorStopsAcknowledgingUntilARetryIsWritten) {
+  propose(100);
+  pipeline.drive();
   committer.fail();
   settle();
-  EXPECT_EQ(statuses[0], CommitStatus::Unavailable);
-  EXPECT_FALSE(pipeline.healthy());
-
-  // While the store fails, a new grant is not acknowledged and not even tried alone...
-  submit({record(101)});
-  settle();
-  EXPECT_EQ(statuses[1], CommitStatus::Unavailable);
-  EXPECT_EQ(pipeline.backlog_size(), 2u);
-
-  // ...but both records go out with the next retry, and again after a failed one.
-  retry();
+  ASSERT_EQ(released.size(), 1u);
+  EXPECT_EQ(released[0].second, Verdict::Unavailable);
+  propose(101);
+  pipeline.drive();
+  ASSERT_EQ(released.size(), 2u);
+  EXPECT_EQ(released[1].second, Verdict::Unavailable);
+  EXPECT_TRUE(committer.submissions.empty()) << "not tried alone while the store fails";
+  pipeline.retry_now();
   ASSERT_EQ(committer.submissions.size(), 1u);
   EXPECT_EQ(committer.submissions.front().records.size(), 2u);
-  committer.fail();
-  settle();
-  EXPECT_FALSE(pipeline.healthy());
-  retry();
-  ASSERT_EQ(committer.submissions.size(), 1u);
   committer.succeed();
   settle();
-  EXPECT_TRUE(pipeline.healthy());
-  EXPECT_EQ(pipeline.backlog_size(), 0u);
-  EXPECT_EQ(pipeline.counters().records_written, 2u);
-
-  submit({record(102)});
+  EXPECT_TRUE(pipeline.machine().healthy());
+  propose(102);
+  pipeline.drive();
   committer.succeed();
   settle();
-  EXPECT_EQ(statuses[2], CommitStatus::Durable);
-}
-
-TEST_F(CommitPipelineTest, ALaterWriteForTheSameAddressWinsOverAFailedEarlierOne) {
-  submit({record(100, 1000)});
-  submit({record(100, 2000)});
-  committer.fail();     // the first commit fails...
-  committer.succeed();  // ...the second, already queued, is written
-  settle();
-  EXPECT_EQ(statuses[0], CommitStatus::Unavailable);
-  EXPECT_EQ(statuses[1], CommitStatus::Durable);
-  EXPECT_EQ(pipeline.backlog_size(), 0u) << "the older record must not be retried over the newer";
-  EXPECT_TRUE(pipeline.healthy());
-}
-
-TEST_F(CommitPipelineTest, AFullQueueDropsTheReplyButKeepsTheRecord) {
-  committer.refuse_next = true;
-  submit({record(100)});
-  settle();
-  EXPECT_EQ(statuses[0], CommitStatus::Unavailable);
-  EXPECT_EQ(pipeline.counters().queue_full, 1u);
-  retry();
-  ASSERT_EQ(committer.submissions.size(), 1u);
-  committer.succeed();
-  settle();
-  EXPECT_EQ(pipeline.backlog_size(), 0u);
+  ASSERT_EQ(released.size(), 3u);
+  EXPECT_EQ(released[2].second, Verdict::Send);
 }
 
 }  // namespace
