@@ -1,8 +1,8 @@
 #pragma once
-// The server's one clock seam (ARCHITECTURE rule 2). `now()` is the wall clock read once at
-// start plus steady time elapsed since: lease expiries are absolute (they survive a restart)
-// yet within one run time never jumps backwards or forwards when NTP or an operator moves the
-// wall clock. Timers convert a lease deadline back to the steady clock.
+// The server's one clock seam (docs/architecture.md, "Where time comes from"). `now()` is the
+// wall clock read once at start plus steady time elapsed since: lease expiries are absolute
+// (they survive a restart) yet within one run time never jumps backwards or forwards when NTP
+// or an operator moves the wall clock. Timers convert a lease deadline back to the steady clock.
 #include <chrono>
 
 #include "landlord/base/time.hpp"
