@@ -245,6 +245,22 @@ struct Engine::State {
     return Facts::of(*covered, client);
   }
 
+  // ---- fencing: the one place tokens are computed
+
+  // The token of a record for `address` naming `client`: the address's last lease's, plus one
+  // when that lease named someone else (a first holder gets 1). So every written record passes
+  // the store's rule: a higher token, or the same token from the same client.
+  lease::FencingToken token_for(Ipv4 address, const ClientKey& client) const {
+    const auto previous = last_lease(address, client);
+    if (previous == std::nullopt) return 1;
+    return previous->of_client ? previous->fencing_token : previous->fencing_token + 1;
+  }
+  // An offer is a hold, never written: it carries the last lease's token (0 for none).
+  lease::FencingToken last_token(Ipv4 address, const ClientKey& client) const {
+    const auto previous = last_lease(address, client);
+    return previous == std::nullopt ? 0 : previous->fencing_token;
+  }
+
   // ---- ACK with a lease
 
   Outcome grant(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
@@ -260,9 +276,7 @@ struct Engine::State {
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
-    const auto previous = last_lease(address, client);
-    lease.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
-    if (previous == std::nullopt || !previous->of_client) ++lease.fencing_token;
+    lease.fencing_token = token_for(address, client);
     put(lease);
     switch (kind) {
       case EventKind::Renew:
@@ -298,8 +312,7 @@ struct Engine::State {
     if (!already_bound) {  // a bound lease needs no hold: the address is the client's already
       Lease offer = record_for(view, message, client, *address, now);
       offer.state = LeaseState::Offered;
-      const auto previous = last_lease(*address, client);
-      offer.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
+      offer.fencing_token = last_token(*address, client);
       hold(std::move(offer), now + view.subnet->lease.offer_hold);
     }
     ++counters.offers;
@@ -428,9 +441,7 @@ struct Engine::State {
     // Declining an offer makes the decliner the address's holder of record: when that is a
     // change of holder, the record takes a new token (the store accepts an equal token only
     // from the same client).
-    const auto previous = last_lease(*address, declined.client);
-    declined.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
-    if (previous == std::nullopt || !previous->of_client) ++declined.fencing_token;
+    declined.fencing_token = token_for(*address, declined.client);
     declined.state = LeaseState::Declined;
     declined.last_extension = lease::Extension::None;
     declined.granted_at = now;
@@ -526,7 +537,7 @@ struct Engine::State {
           Lease freed = *due;
           freed.state = LeaseState::Expired;
           freed.client = ClientKey{};
-          ++freed.fencing_token;  // a change of holder (to nobody) takes a new token
+          freed.fencing_token = token_for(freed.address, freed.client);  // a change, to nobody
           freed.client_id = ClientId{};
           freed.hardware = HardwareAddress{};
           freed.hostname.clear();
