@@ -90,6 +90,8 @@ const Link* LinkTable::find(std::string_view name) const {
 
 namespace {
 
+constexpr std::uint32_t kRouteRejected = 0x0200;  // RTF_REJECT in <linux/route.h>
+
 // /proc/net/route prints addresses as the hex of the raw network-order 32-bit word in host
 // (little-endian on every Linux we run on) order: 0100A8C0 is 192.168.0.1.
 std::optional<Ipv4> parse_proc_address(std::string_view hex) {
@@ -117,8 +119,13 @@ RouteTable RouteTable::parse_proc_net_route(std::string_view text) {
     auto via = parse_proc_address(gateway);
     auto netmask = parse_proc_address(mask);
     if (!network || !via || !netmask) continue;
+    std::uint32_t route_flags = 0;
+    const auto parsed = std::from_chars(flags.data(), flags.data() + flags.size(), route_flags, 16);
+    if (parsed.ec != std::errc{}) continue;
     const auto prefix = static_cast<std::uint8_t>(std::popcount(netmask->to_uint()));
-    entries.push_back({Cidr{*network, prefix}, *via});
+    // Unreachable and prohibit routes carry RTF_REJECT; a blackhole has no device ("*").
+    const bool rejected = (route_flags & kRouteRejected) != 0 || interface == "*";
+    entries.push_back({Cidr{*network, prefix}, *via, rejected});
   }
   return RouteTable{std::move(entries)};
 }
@@ -131,9 +138,15 @@ RouteTable RouteTable::scan() {
 }
 
 bool RouteTable::has_specific_route(Ipv4 destination) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const RouteEntry& entry) {
-    return entry.destination.prefix_length > 0 && entry.destination.contains(destination);
-  });
+  // The longest prefix that covers the destination decides, as in the kernel's lookup.
+  const RouteEntry* best = nullptr;
+  for (const RouteEntry& entry : entries_) {
+    if (entry.destination.contains(destination) &&
+        (best == nullptr || entry.destination.prefix_length > best->destination.prefix_length)) {
+      best = &entry;
+    }
+  }
+  return best != nullptr && best->destination.prefix_length > 0 && !best->rejected;
 }
 
 }  // namespace landlord::server

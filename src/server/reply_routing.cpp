@@ -39,7 +39,8 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
           routes.has_specific_route(destination)) {
         return Destination{destination, reply.port, 0, Ipv4{}, std::nullopt};
       }
-      return unexpected(RouteRefused{"relay agent is not reachable without a default route"});
+      return unexpected(
+          RouteRefused{"relay agent is not reachable without a default route", true});
 
     case engine::Route::Ciaddr: {
       if (kLoopback.contains(destination)) {
@@ -47,7 +48,14 @@ Expected<Destination, RouteRefused> resolve_destination(const engine::Reply& rep
                            std::nullopt};
       }
       if (ingress == nullptr || !ingress->attaches(destination)) {
-        return unexpected(RouteRefused{"ciaddr is not on a subnet of the ingress link"});
+        // A client renewing across a router (RFC 2131 §4.4.5: unicast, no relay): the reply
+        // goes back through the kernel's routing, as Kea's and dhcpd's do, but only along a
+        // route that names its network; the kernel picks the link and our source address.
+        if (attached_anywhere(links, destination) || routes.has_specific_route(destination)) {
+          return Destination{destination, reply.port, 0, Ipv4{}, std::nullopt};
+        }
+        return unexpected(
+            RouteRefused{"no route to ciaddr other than a default route (or none)", true});
       }
       // A renewing client on our link gets a frame to chaddr, like a direct reply: through the
       // kernel every renewing client would need a neighbour entry, and the table holds ~1,024.

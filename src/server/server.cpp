@@ -19,6 +19,7 @@
 #include "landlord/server/commit_pipeline.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/links.hpp"
+#include "landlord/server/no_route_report.hpp"
 #include "landlord/server/reply_routing.hpp"
 #include "landlord/server/restore.hpp"
 #include "landlord/store/commit_queue.hpp"
@@ -39,6 +40,7 @@ constexpr std::size_t kReclaimBatchMax = 256;  // records per reclaim() call
 constexpr std::size_t kBatchesPerWakeup = 2;   // of kReceiveBatch: a burst never starves timers
 constexpr auto kDrainLimit = std::chrono::seconds{10};
 constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
+constexpr auto kRouteRescanInterval = std::chrono::seconds{1};
 
 Duration lease_time_of(std::span<const lease::Lease> records) {
   return records.empty() ? Duration{0} : records.front().lease_time;
@@ -200,15 +202,15 @@ class Server {
   }
 
   void send_reply(const engine::Reply& reply, std::uint32_t ingress_index) {
+    // Replies that may follow a route (to a relay, to a client renewing across a router) are
+    // judged by a routing table at most kRouteRescanInterval old.
+    if (reply.route == engine::Route::Relay || reply.route == engine::Route::Ciaddr) {
+      refresh_routes_if_stale();
+    }
     const Link* ingress = find_link(ingress_index);
     auto destination = resolve_destination(reply, ingress, links_, routes_);
     if (!destination) {
-      ++unroutable_;
-      unroutable_log_.log(spdlog::level::warn, "dropped {} for {} ({} {}): {}",
-                          reply.message.type() ? wire::to_string(*reply.message.type()) : "reply",
-                          reply.message.hardware_address().to_string(),
-                          engine::to_string(reply.route), reply.destination.to_string(),
-                          destination.error().reason);
+      report_refused(reply, destination.error());
       return;
     }
     // Built straight into the outbox slot it leaves from.
@@ -228,6 +230,26 @@ class Server {
                     reply.message.xid, destination->address.to_string(), destination->port,
                     engine::to_string(reply.route), built->size);
     }
+  }
+
+  void report_refused(const engine::Reply& reply, const RouteRefused& refused) {
+    const std::string_view type =
+        reply.message.type() ? wire::to_string(*reply.message.type()) : "reply";
+    if (!refused.no_route) {
+      ++unroutable_;
+      unroutable_log_.log(spdlog::level::warn, "dropped {} for {} ({} {}): {}", type,
+                          reply.message.hardware_address().to_string(),
+                          engine::to_string(reply.route), reply.destination.to_string(),
+                          refused.reason);
+      return;
+    }
+    // Counted every time, named once per destination (and rate-limited across them).
+    if (!no_route_.first_drop_to(reply.destination)) return;
+    no_route_log_.log(spdlog::level::warn,
+                      "no route to {} ({}): dropped {} for {}; {}; further drops to it are only "
+                      "counted (no_route)",
+                      reply.destination.to_string(), engine::to_string(reply.route), type,
+                      reply.message.hardware_address().to_string(), refused.reason);
   }
 
   // A reply to a client on the ingress link leaves as an Ethernet frame when it can: no ARP
@@ -384,12 +406,12 @@ class Server {
     spdlog::info(
         "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
         "declines={} releases={} informs={} expirations={} ignored={} pool_exhausted={} "
-        "malformed={} unroutable={} commits={} last_batch={} records_written={} "
+        "malformed={} unroutable={} no_route={} commits={} last_batch={} records_written={} "
         "stale_refusals={} store_failures={} dropped_store_down={}",
         engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals,
         engine.rebinds, engine.naks, engine.declines, engine.releases, engine.informs,
         engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
-        queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
+        no_route_.drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
         commits.store_failures, commits.replies_dropped_store_down);
   }
 
@@ -397,7 +419,16 @@ class Server {
   void refresh_links() {
     links_ = LinkTable::scan();
     routes_ = RouteTable::scan();
-    last_link_scan_ = std::chrono::steady_clock::now();
+    last_link_scan_ = last_route_scan_ = std::chrono::steady_clock::now();
+  }
+
+  // Routes come and go under a running server (a router's, an operator's): a route added is
+  // used, and one removed stops being used, within kRouteRescanInterval.
+  void refresh_routes_if_stale() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_route_scan_ < kRouteRescanInterval) return;
+    routes_ = RouteTable::scan();
+    last_route_scan_ = now;
   }
 
   // Names from server.interfaces -> indices; returns the first name that does not exist.
@@ -448,11 +479,14 @@ class Server {
   RouteTable routes_;
   std::unordered_set<std::uint32_t> served_interfaces_;
   std::chrono::steady_clock::time_point last_link_scan_{};
+  std::chrono::steady_clock::time_point last_route_scan_{};
   std::chrono::steady_clock::time_point drain_started_{};
   bool draining_ = false;
   bool flush_posted_ = false;
   std::uint64_t malformed_ = 0, unroutable_ = 0;
-  RateLimitedLog malformed_log_, unroutable_log_, store_down_log_, arp_log_, send_log_;
+  NoRouteReport no_route_;
+  RateLimitedLog malformed_log_, unroutable_log_, no_route_log_, store_down_log_, arp_log_,
+      send_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
   // packet for I/O.
   wire::Message request_;

@@ -48,6 +48,7 @@ class LinkTable {
 struct RouteEntry {
   Cidr destination;
   Ipv4 gateway;
+  bool rejected = false;  // unreachable, prohibit or blackhole: the destination is not to be reached
 };
 
 class RouteTable {
@@ -57,8 +58,9 @@ class RouteTable {
   static RouteTable scan();  // reads /proc/net/route
   static RouteTable parse_proc_net_route(std::string_view text);
 
-  // True when some route other than a default (/0) one covers `destination`: replies are never
-  // sent where only a default route would carry them.
+  // True when the most specific route covering `destination` is neither a default (/0) route
+  // nor an unreachable/prohibit/blackhole one: replies are never sent where only a default
+  // route would carry them, nor where the table says the destination is not to be reached.
   bool has_specific_route(Ipv4 destination) const;
 
  private:

@@ -1,7 +1,8 @@
 #pragma once
 // Carries out RFC 2131 §4.1 reply routing as the engine decided it (Reply::route), and
 // refuses any destination the server must not send to: replies go only to directly attached
-// clients, loopback, or relay agents reachable without a default route.
+// clients, loopback, and relay agents or renewing clients (ciaddr) behind a specific route —
+// never where only a default route, or no route at all, would carry them.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,9 @@ struct Destination {
 
 struct RouteRefused {
   std::string_view reason;  // static text for the log line
+  // The destination is a unicast address the host has no specific route to (only a default
+  // route, or none): counted and logged once per destination, apart from malformed routings.
+  bool no_route = false;
 };
 
 // `ingress` is the link the request arrived on (nullptr when unknown).

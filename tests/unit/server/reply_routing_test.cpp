@@ -65,7 +65,8 @@ TEST(ReplyRouting, RelayOnlyADefaultRouteReachesIsRefused) {
   auto links = lab_links();
   auto destination = resolve_destination(reply(engine::Route::Relay, Ipv4{192, 0, 2, 7}, 67),
                                          links.find(3u), links, lab_routes());
-  EXPECT_FALSE(destination);
+  ASSERT_FALSE(destination);
+  EXPECT_TRUE(destination.error().no_route);
 }
 
 TEST(ReplyRouting, RelayOnLoopbackKeepsTheRelayPort) {
@@ -89,12 +90,62 @@ TEST(ReplyRouting, CiaddrOnTheIngressSubnetIsUnicastOutOfThatLink) {
   EXPECT_EQ(destination->source_address, kServer);
 }
 
-TEST(ReplyRouting, CiaddrOffTheIngressLinkIsRefusedEvenWhenRouted) {
+// RFC 2131 §4.4.5: a client behind a relay renews by unicast straight to the server (ciaddr
+// set, no giaddr). Its ciaddr is on no link of ours; the ACK goes through the kernel's routing
+// along the specific route to its subnet: no link, no source, no frame forced.
+TEST(ReplyRouting, CiaddrBehindASpecificRouteGoesThroughTheKernelsRouting) {
   auto links = lab_links();
-  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
-                                   links.find(3u), links, lab_routes()));
-  EXPECT_FALSE(resolve_destination(reply(engine::Route::Ciaddr, Ipv4{192, 0, 2, 1}), links.find(2u),
-                                   links, lab_routes()));
+  auto destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
+                                         links.find(3u), links, lab_routes());
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->address, (Ipv4{198, 18, 2, 100}));
+  EXPECT_EQ(destination->port, 68);
+  EXPECT_EQ(destination->interface_index, 0u);
+  EXPECT_TRUE(destination->source_address.is_zero());
+  EXPECT_FALSE(destination->frame_to);
+}
+
+// The renewal came in on one link, but ciaddr sits on another attached link (two links to the
+// same router): the kernel's routing picks the attached one.
+TEST(ReplyRouting, CiaddrOnAnotherAttachedLinkGoesThroughTheKernelsRouting) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 0, 100}),
+                                         links.find(3u), links, RouteTable{});
+  ASSERT_TRUE(destination);
+  EXPECT_EQ(destination->interface_index, 0u);
+  EXPECT_FALSE(destination->frame_to);
+}
+
+// The safety invariant: nothing is sent where only the default route (or nothing) leads.
+TEST(ReplyRouting, CiaddrOnlyADefaultRouteReachesIsRefusedAsNoRoute) {
+  auto links = lab_links();
+  auto destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{192, 0, 2, 1}),
+                                         links.find(2u), links, lab_routes());
+  ASSERT_FALSE(destination);
+  EXPECT_TRUE(destination.error().no_route);
+  destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
+                                    links.find(3u), links, RouteTable{});
+  ASSERT_FALSE(destination);
+  EXPECT_TRUE(destination.error().no_route);
+}
+
+TEST(ReplyRouting, CiaddrBehindAnUnreachableRouteIsRefusedAsNoRoute) {
+  auto links = lab_links();
+  auto routes = RouteTable::parse_proc_net_route(
+      "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\n"
+      "*\t000212C6\t00000000\t0201\t0\t0\t0\t00FFFFFF\n");
+  auto destination = resolve_destination(reply(engine::Route::Ciaddr, Ipv4{198, 18, 2, 100}),
+                                         links.find(3u), links, routes);
+  ASSERT_FALSE(destination);
+  EXPECT_TRUE(destination.error().no_route);
+}
+
+TEST(ReplyRouting, ARefusalForAnUnknownLinkIsNotANoRoute) {
+  auto links = lab_links();
+  auto destination =
+      resolve_destination(reply(engine::Route::Broadcast, kBroadcast), nullptr, links, lab_routes());
+  ASSERT_FALSE(destination);
+  EXPECT_FALSE(destination.error().no_route);
 }
 
 TEST(ReplyRouting, BroadcastLeavesByTheIngressLinkFromItsAddress) {
