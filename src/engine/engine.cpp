@@ -7,10 +7,13 @@
 //   2. C's current or most recent lease in S, while its address is still in S's pools: an
 //      Expired or Released lease keeps its record, so C gets the same address back for as long
 //      as nobody else was given it.
-//   3. The address C asks for (option 50), if it is in a pool of S, not reserved, and free:
-//      no record, or a record nobody can claim, or C's own.
+//   3. The address C asks for (option 50), if it is in a pool of S, not reserved, and not
+//      allocated: no record, an Expired or Released one whoever held it (§4.3.1: an ended
+//      lease is not an allocation), or C's own. Only an offer, a bound lease or a decline hold
+//      keeps it from C.
 //   4. The allocator's pick: the lowest never-used (clean) pool address of S, else the address
-//      of S whose lease ended longest ago (another client's affinity is given up last).
+//      of S whose lease ended longest ago (another client's affinity is given up last: it
+//      counts only when nobody asks for the address).
 // Reserved addresses are kept out of the allocator altogether, so steps 3 and 4 never hand
 // them out. An OFFER is an in-memory hold for offer_hold: it covers the address's last record,
 // which comes back if the client never asks for the address. Only an ACK writes a record.
@@ -161,7 +164,8 @@ struct Engine::State {
     return reservation_usable(reservation->address, client) ? reservation : nullptr;
   }
 
-  // Step 3: a requested address nobody else can claim.
+  // Step 3: a requested address that is not allocated. Another client's ended lease (its
+  // affinity) does not count: §4.3.1 gives the address to whoever asks for it.
   bool requested_is_free(const SubnetView& view, Ipv4 address, const ClientKey& client) const {
     if (!view.contains(address) || !allocator.in_pool(view.id(), address) ||
         allocator.excluded(address)) {
@@ -170,7 +174,7 @@ struct Engine::State {
     const auto record = table.facts(address, client);
     if (record == std::nullopt) return true;
     if (record->of_client) return record->state != LeaseState::Declined;
-    return !is_active(record->state) && !record->has_client;
+    return !is_active(record->state);
   }
 
   std::optional<Ipv4> allocate(const SubnetView& view, const wire::Message& message,

@@ -211,8 +211,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      Ipv4{198, 18, 0, 120}},
                       AllocationCase{"requested address bound to another: next free", 4,
                                      Ipv4{198, 18, 0, 100}, Ipv4{198, 18, 0, 103}},
-                      AllocationCase{"requested address another client's affinity: next free", 4,
-                                     Ipv4{198, 18, 0, 101}, Ipv4{198, 18, 0, 103}},
+                      AllocationCase{"requested address whose lease expired: not allocated", 4,
+                                     Ipv4{198, 18, 0, 101}, Ipv4{198, 18, 0, 101}},
                       AllocationCase{"requested address outside the pools: next free", 4,
                                      Ipv4{198, 18, 0, 5}, Ipv4{198, 18, 0, 103}},
                       AllocationCase{"requested address reserved for another: next free", 4,
@@ -220,6 +220,50 @@ INSTANTIATE_TEST_SUITE_P(
                       AllocationCase{"no preference: lowest clean pool address", 4, std::nullopt,
                                      Ipv4{198, 18, 0, 103}}),
     CaseName());
+
+// §4.3.1: an address whose lease expired or was released is "not allocated". A new client that
+// asks for it (option 50) is offered it and granted it; the previous holder, coming back, gets
+// another address. Affinity for the previous holder holds only while nobody asks.
+TEST(Rfc2131Section431, EndedLeaseIsNotAnAllocationTheRequesterGetsIt) {
+  Harness harness;
+  const Ipv4 expired = harness.dora(1);
+  const Ipv4 released = harness.dora(2);
+  ASSERT_EQ(harness.release(2, released).event.kind, EventKind::Release);
+  harness.advance(2h);  // client 1's lease expires
+  ASSERT_EQ(harness.engine.find(expired)->state, lease::LeaseState::Expired);
+  // Nobody asks: the clean addresses go first, the ended leases stay their holders'.
+  const Ipv4 clean = harness.dora(3);
+  EXPECT_NE(clean, expired);
+  EXPECT_NE(clean, released);
+  for (const auto& [requester, wanted] : {std::pair{4, expired}, std::pair{5, released}}) {
+    const Outcome offer = harness.discover(static_cast<std::uint8_t>(requester), wanted);
+    ASSERT_EQ(reply_type(offer), MessageType::Offer);
+    EXPECT_EQ(offer.reply->message.yiaddr, wanted);
+    const Outcome ack = harness.select(static_cast<std::uint8_t>(requester), wanted);
+    ASSERT_EQ(reply_type(ack), MessageType::Ack);
+    // A change of holder: the record takes a new fencing token.
+    EXPECT_EQ(ack.mutations.at(0).fencing_token, 2u);
+  }
+  // The previous holders come back to other addresses.
+  EXPECT_NE(harness.dora(1), expired);
+  EXPECT_NE(harness.dora(2), released);
+}
+
+// An offer to another client, a bound lease and a decline hold are allocations: the requester
+// gets another address.
+TEST(Rfc2131Section431, OfferedBoundOrDeclinedAddressIsStillAllocated) {
+  Harness harness;
+  const Ipv4 bound = harness.dora(1);
+  const Ipv4 offered = harness.discover(2).reply->message.yiaddr;
+  const Ipv4 declined = harness.dora(3);
+  ASSERT_EQ(harness.decline(3, declined).event.kind, EventKind::Decline);
+  std::uint8_t newcomer = 4;  // one per address: a client's own offer would come first
+  for (const Ipv4 wanted : {bound, offered, declined}) {
+    const Outcome offer = harness.discover(newcomer++, wanted);
+    ASSERT_EQ(reply_type(offer), MessageType::Offer);
+    EXPECT_NE(offer.reply->message.yiaddr, wanted);
+  }
+}
 
 TEST(Rfc2131Section431, ReservedAddressInsideThePoolIsNeverHandedToAnotherClient) {
   config::Config config = make_config();
