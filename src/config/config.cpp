@@ -1,5 +1,6 @@
 #include "landlord/config/config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace landlord::config {
@@ -24,5 +25,18 @@ Duration renewal_for(const RenewalTime& renewal, Duration lease_time) {
 
 Duration LeaseTimes::renew_duration() const { return renewal_for(renew, time); }
 Duration LeaseTimes::rebind_duration() const { return renewal_for(rebind, time); }
+Duration LeaseTimes::renew_duration(Duration lease_time) const {
+  return renewal_for(renew, lease_time);
+}
+Duration LeaseTimes::rebind_duration(Duration lease_time) const {
+  return renewal_for(rebind, lease_time);
+}
+
+Duration LeaseTimes::granted(std::optional<Duration> requested) const {
+  if (!requested) return time;
+  // Whole seconds, like every lease time on the wire.
+  const auto asked = std::chrono::duration_cast<std::chrono::seconds>(*requested);
+  return std::clamp<Duration>(asked, shortest(), longest());
+}
 
 }  // namespace landlord::config

@@ -2,6 +2,7 @@
 #include "sections.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "landlord/config/values.hpp"
 
@@ -24,6 +25,23 @@ std::optional<Duration> read_positive_duration(Reader& reader, const Field& fiel
     return std::nullopt;
   }
   return duration;
+}
+
+// A lease time (`time`, `min`, `max`): sent in option 51, so whole seconds within 32 bits.
+std::optional<Duration> read_lease_time(Reader& reader, const Field& field) {
+  const auto time = reader.parsed(field, parse_duration);
+  if (!time) return std::nullopt;
+  const std::string name = "lease '" + field.name + "'";
+  if (time->count() <= 0) {
+    reader.error(field.mark(), name + " must be longer than 0s");
+  } else if (!whole_seconds(*time)) {
+    reader.error(field.mark(), name + " must be whole seconds: clients receive it in seconds");
+  } else if (std::chrono::duration_cast<std::chrono::seconds>(*time).count() > kMaxLeaseSeconds) {
+    reader.error(field.mark(), name + " must be at most 4294967294s (option 51 is 32 bits)");
+  } else {
+    return time;
+  }
+  return std::nullopt;
 }
 
 // A T1/T2 given as a duration must be whole seconds like the lease time it is sent with.
@@ -60,23 +78,21 @@ YAML::Mark first_set(const LeaseSection& lease, std::initializer_list<std::optio
 
 LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fallback,
                         const LeaseTimes& base) {
-  LeaseSection lease{base, fallback, {}, {}, {}};
+  LeaseSection lease{base, fallback, {}, {}, {}, {}, {}};
   if (field == nullptr) return lease;
-  const auto section = reader.section(*field, {"time", "renew", "rebind", "offer-hold", "decline-hold"});
+  const auto section = reader.section(
+      *field, {"time", "renew", "rebind", "offer-hold", "decline-hold", "min", "max"});
   lease.mark = section.mark;
   for (const auto& entry : section.fields) {
     if (entry.name == "time") {
-      const auto time = reader.parsed(entry, parse_duration);
-      if (!time) continue;
-      if (time->count() <= 0) {
-        reader.error(entry.mark(), "lease 'time' must be longer than 0s");
-      } else if (!whole_seconds(*time)) {
-        reader.error(entry.mark(), "lease 'time' must be whole seconds: clients receive it in seconds");
-      } else if (std::chrono::duration_cast<std::chrono::seconds>(*time).count() > kMaxLeaseSeconds) {
-        reader.error(entry.mark(), "lease 'time' must be at most 4294967294s (option 51 is 32 bits)");
-      } else {
+      if (const auto time = read_lease_time(reader, entry)) {
         lease.times.time = *time;
         lease.time = entry.mark();
+      }
+    } else if (entry.name == "min" || entry.name == "max") {
+      if (const auto bound = read_lease_time(reader, entry)) {
+        (entry.name == "min" ? lease.times.min : lease.times.max) = *bound;
+        (entry.name == "min" ? lease.min : lease.max) = entry.mark();
       }
     } else if (entry.name == "renew" || entry.name == "rebind") {
       const auto renewal = read_renewal(reader, entry);
@@ -91,24 +107,89 @@ LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fa
   return lease;
 }
 
+namespace {
+
+// T1 >= 1s and T1 < T2 < lease time for one lease time a client may be granted. `which` names
+// it when it is not `time` (" at lease 'min' 10s"); `first` is the key to point at first.
+bool check_timers_at(Reader& reader, const LeaseSection& lease, Duration lease_time,
+                     const std::string& which, std::optional<YAML::Mark> first,
+                     std::string_view context) {
+  const auto& times = lease.times;
+  const Duration renew = times.renew_duration(lease_time);
+  const Duration rebind = times.rebind_duration(lease_time);
+  const std::string renew_text = describe_timer(times.renew, renew, lease_time);
+  const std::string rebind_text = describe_timer(times.rebind, rebind, lease_time);
+  const std::string suffix = which + std::string{context};
+  bool valid = true;
+  if (renew.count() <= 0) {
+    reader.error(first_set(lease, {first, lease.renew, lease.time}),
+                 "renew (T1) comes to " + renew_text + "; it must be at least 1s" + suffix);
+    valid = false;
+  } else if (renew >= rebind) {
+    reader.error(first_set(lease, {first, lease.renew, lease.rebind, lease.time}),
+                 "renew (T1) " + renew_text + " must be shorter than rebind (T2) " + rebind_text +
+                     suffix);
+    valid = false;
+  }
+  if (rebind >= lease_time) {
+    reader.error(first_set(lease, {first, lease.rebind, lease.time, lease.renew}),
+                 "rebind (T2) " + rebind_text + " must be shorter than the lease time " +
+                     format_duration(lease_time) + suffix);
+    valid = false;
+  }
+  return valid;
+}
+
+// With percentages for both T1 and T2, whole seconds of two growing fractions can meet at a
+// longer lease time (50% and 60%: 2s/3s at 5s, 3s/3s at 6s). At least 1s between the exact
+// values at `min` keeps T1 < T2 for every lease time from `min` up.
+bool fractions_apart_at(const LeaseTimes& times, Duration shortest) {
+  const auto* renew = std::get_if<Fraction>(&times.renew);
+  const auto* rebind = std::get_if<Fraction>(&times.rebind);
+  if (renew == nullptr || rebind == nullptr) return true;
+  const auto gap_ppm = std::llround(rebind->value * 1'000'000.0) - std::llround(renew->value * 1'000'000.0);
+  return gap_ppm * shortest.count() >= 1'000LL * 1'000'000LL;  // shortest in ms
+}
+
+}  // namespace
+
 void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context) {
   const auto& times = lease.times;
-  const Duration renew = times.renew_duration();
-  const Duration rebind = times.rebind_duration();
-  const std::string renew_text = describe_timer(times.renew, renew, times.time);
-  const std::string rebind_text = describe_timer(times.rebind, rebind, times.time);
-  if (renew.count() <= 0) {
-    reader.error(first_set(lease, {lease.renew, lease.time}),
-                 "renew (T1) comes to " + renew_text + "; it must be at least 1s" + std::string{context});
-  } else if (renew >= rebind) {
-    reader.error(first_set(lease, {lease.renew, lease.rebind, lease.time}),
-                 "renew (T1) " + renew_text + " must be shorter than rebind (T2) " + rebind_text +
+  if (!check_timers_at(reader, lease, times.time, "", std::nullopt, context)) return;
+  bool range_valid = true;
+  if (times.min && *times.min > times.time) {
+    reader.error(first_set(lease, {lease.min, lease.time}),
+                 "lease 'min' " + format_duration(*times.min) +
+                     " must not be longer than the lease time " + format_duration(times.time) +
                      std::string{context});
+    range_valid = false;
   }
-  if (rebind >= times.time) {
-    reader.error(first_set(lease, {lease.rebind, lease.time, lease.renew}),
-                 "rebind (T2) " + rebind_text + " must be shorter than the lease time " +
-                     format_duration(times.time) + std::string{context});
+  if (times.max && *times.max < times.time) {
+    reader.error(first_set(lease, {lease.max, lease.time}),
+                 "lease 'max' " + format_duration(*times.max) +
+                     " must not be shorter than the lease time " + format_duration(times.time) +
+                     std::string{context});
+    range_valid = false;
+  }
+  if (!range_valid) return;
+  // T1 and T2 only grow with the lease time: valid at both ends of min..max is valid between,
+  // but for two percentages (fractions_apart_at).
+  const Duration shortest = times.shortest();
+  if (shortest < times.time) {
+    const std::string which = " at lease 'min' " + format_duration(shortest);
+    if (!check_timers_at(reader, lease, shortest, which, lease.min, context)) return;
+    if (!fractions_apart_at(times, shortest)) {
+      reader.error(first_set(lease, {lease.min, lease.renew, lease.rebind}),
+                   "renew (T1) " + format_renewal_time(times.renew) + " and rebind (T2) " +
+                       format_renewal_time(times.rebind) + " are less than 1s apart" + which +
+                       "; T1 and T2 could meet for a longer lease" + std::string{context});
+      return;
+    }
+  }
+  const Duration longest = times.longest();
+  if (longest > times.time) {
+    check_timers_at(reader, lease, longest, " at lease 'max' " + format_duration(longest),
+                    lease.max, context);
   }
 }
 

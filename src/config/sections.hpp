@@ -14,14 +14,15 @@ namespace landlord::config::detail {
 struct LeaseSection {
   LeaseTimes times;
   YAML::Mark mark;
-  std::optional<YAML::Mark> time, renew, rebind;
-  bool sets_timers() const { return time || renew || rebind; }
+  std::optional<YAML::Mark> time, renew, rebind, min, max;
+  bool sets_timers() const { return time || renew || rebind || min || max; }
 };
 
 // `field` may be null (no `lease:` key): the base, unchanged.
 LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fallback,
                         const LeaseTimes& base);
-// T1 > 0, T1 < T2 < lease time; `context` ends the message (e.g. " in subnet 198.18.0.0/24").
+// T1 > 0, T1 < T2 < lease time, and min <= time <= max with T1 and T2 valid for every lease
+// time in between; `context` ends the message (e.g. " in subnet 198.18.0.0/24").
 void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context);
 
 std::vector<OptionValue> read_options(Reader& reader, const Field& field);

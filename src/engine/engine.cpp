@@ -131,8 +131,15 @@ struct Engine::State {
     return {make_reply(request, ingress, spec), {}, {EventKind::Nak, address, reason}};
   }
 
-  static LeaseDurations durations_for(const SubnetView& view) {
-    return {view.lease_time, view.renew_time, view.rebind_time};
+  // §4.3.1 and §4.3.2: a client may ask for a lease time (option 51) in its DISCOVER or
+  // REQUEST; it gets that time bounded by its subnet's lease min..max (both `time` unless
+  // configured), with T1/T2 following the granted time. Without option 51: `time`.
+  static LeaseDurations durations_for(const SubnetView& view, const wire::Message& message) {
+    const auto requested_s = message.options.get_u32(option::kLeaseTime);
+    if (!requested_s) return {view.lease_time, view.renew_time, view.rebind_time};
+    const config::LeaseTimes& times = view.subnet->lease;
+    const Duration granted = times.granted(std::chrono::seconds{*requested_s});
+    return {granted, times.renew_duration(granted), times.rebind_duration(granted)};
   }
 
   // ---- allocation
@@ -219,7 +226,7 @@ struct Engine::State {
 
   Lease record_for(const SubnetView& view, const wire::Message& message, const ClientKey& client,
                    Ipv4 address, TimePoint now) const {
-    const LeaseDurations durations = durations_for(view);
+    const LeaseDurations durations = durations_for(view, message);
     Lease lease;
     lease.address = address;
     lease.client = client;
@@ -294,7 +301,7 @@ struct Engine::State {
         break;
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
-                   durations_for(view), {}};
+                   durations_for(view, message), {}};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     return outcome;
   }
@@ -321,7 +328,7 @@ struct Engine::State {
     }
     ++counters.offers;
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
-                   durations_for(view), {}};
+                   durations_for(view, message), {}};
     return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
   }
 

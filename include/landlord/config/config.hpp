@@ -27,9 +27,20 @@ struct LeaseTimes {
   RenewalTime rebind = Fraction{0.875};
   Duration offer_hold = std::chrono::seconds{30};
   Duration decline_hold = std::chrono::minutes{10};
+  // The range a lease time a client asks for (option 51) is granted within; unset: `time`, so
+  // without them a client's request changes nothing. min <= time <= max.
+  std::optional<Duration> min, max;
+
+  Duration shortest() const { return min.value_or(time); }
+  Duration longest() const { return max.value_or(time); }
+  // The lease time granted to a client that asks for `requested` (option 51), else `time`.
+  Duration granted(std::optional<Duration> requested) const;
 
   Duration renew_duration() const;   // T1 for `time`
   Duration rebind_duration() const;  // T2 for `time`
+  // T1 and T2 for another granted lease time: a percentage follows it, a duration stays.
+  Duration renew_duration(Duration lease_time) const;
+  Duration rebind_duration(Duration lease_time) const;
 };
 
 struct AddressRange {

@@ -125,6 +125,38 @@ subnets:
       "t.yaml:4:32: rebind (T2) 25m must be shorter than the lease time 20m in subnet 1 (198.18.0.0/24)",
       "t.yaml:6:19: lease 'time' must be longer than 0s",
       "t.yaml:8:30: renew (T1) comes to 0s (50% of 1s); it must be at least 1s in subnet 3 (198.18.2.0/24)"}},
+    {"LeaseMinAndMaxAreLeaseTimesAroundTime",
+     R"(lease: {time: 1h, min: 2h, max: 10m}
+subnets:
+  - subnet: 198.18.0.0/24
+    lease: {min: 0s, max: 1500ms}
+  - subnet: 198.18.1.0/24
+    lease: {time: 30m}
+)",
+     {"t.yaml:1:24: lease 'min' 2h must not be longer than the lease time 1h",
+      "t.yaml:1:33: lease 'max' 10m must not be shorter than the lease time 1h",
+      "t.yaml:4:18: lease 'min' must be longer than 0s",
+      "t.yaml:4:27: lease 'max' must be whole seconds: clients receive it in seconds",
+      // The global min and max merge into the subnet that sets only `time`.
+      "t.yaml:6:19: lease 'min' 2h must not be longer than the lease time 30m in subnet 2 (198.18.1.0/24)",
+      "t.yaml:6:19: lease 'max' 10m must not be shorter than the lease time 30m in subnet 2 (198.18.1.0/24)"}},
+    {"RenewAndRebindMustHoldForEveryGrantableLeaseTime",
+     R"(subnets:
+  - subnet: 198.18.0.0/24
+    lease: {time: 1h, min: 1s}
+  - subnet: 198.18.1.0/24
+    lease: {time: 1h, renew: 10m, rebind: 20m, min: 15m}
+  - subnet: 198.18.2.0/24
+    lease: {time: 1h, renew: 50%, rebind: 40m, max: 2h}
+  - subnet: 198.18.3.0/24
+    lease: {time: 1h, renew: 50%, rebind: 60%, min: 5s}
+  - subnet: 198.18.4.0/24
+    lease: {time: 1h, renew: 50%, rebind: 87.5%, min: 8s, max: 1d}
+)",
+     {"t.yaml:3:28: renew (T1) comes to 0s (50% of 1s); it must be at least 1s at lease 'min' 1s in subnet 1 (198.18.0.0/24)",
+      "t.yaml:5:53: rebind (T2) 20m must be shorter than the lease time 15m at lease 'min' 15m in subnet 2 (198.18.1.0/24)",
+      "t.yaml:7:53: renew (T1) 1h (50% of 2h) must be shorter than rebind (T2) 40m at lease 'max' 2h in subnet 3 (198.18.2.0/24)",
+      "t.yaml:9:53: renew (T1) 50% and rebind (T2) 60% are less than 1s apart at lease 'min' 5s; T1 and T2 could meet for a longer lease in subnet 4 (198.18.3.0/24)"}},
     {"ReservationsAreCheckedForDuplicatesAndPlace",
      R"(subnets:
   - subnet: 198.18.0.0/24

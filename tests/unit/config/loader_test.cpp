@@ -158,6 +158,41 @@ subnets:
   EXPECT_EQ(percentages.rebind_duration(), 45min);
 }
 
+// lease min/max bound the lease time a client asks for (option 51); unset, they are `time`.
+TEST(Loader, LeaseMinAndMaxBoundTheRequestedLeaseTime) {
+  const Config config = load_ok(R"(
+lease: {time: 1h, min: 10m, max: 4h}
+subnets:
+  - subnet: 198.18.0.0/24
+  - subnet: 198.18.1.0/24
+    lease: {max: 2h}
+  - subnet: 198.18.2.0/24
+    lease: {time: 30m, min: 30m, max: 30m}
+)");
+  const LeaseTimes& global = config.lease;
+  EXPECT_EQ(global.min, 10min);
+  EXPECT_EQ(global.max, 4h);
+  EXPECT_EQ(global.granted(std::nullopt), 1h);
+  EXPECT_EQ(global.granted(2h), 2h);
+  EXPECT_EQ(global.granted(1min), 10min);
+  EXPECT_EQ(global.granted(100h), 4h);
+  EXPECT_EQ(global.granted(90min + 500ms), 90min);  // whole seconds, as on the wire
+  // T1/T2 percentages follow the granted lease time.
+  EXPECT_EQ(global.renew_duration(2h), 1h);
+  EXPECT_EQ(global.rebind_duration(2h), 1h + 45min);
+  ASSERT_EQ(config.subnets.size(), 3u);
+  EXPECT_EQ(config.subnets[0].lease.granted(100h), 4h);    // the defaults
+  EXPECT_EQ(config.subnets[1].lease.granted(100h), 2h);    // merged key by key
+  EXPECT_EQ(config.subnets[1].lease.granted(1min), 10min);
+  EXPECT_EQ(config.subnets[2].lease.granted(100h), 30min);
+
+  const Config without = load_ok("subnets:\n  - subnet: 198.18.0.0/24\n");
+  EXPECT_FALSE(without.lease.min);
+  EXPECT_FALSE(without.lease.max);
+  EXPECT_EQ(without.lease.granted(5h), 1h);  // no range: a request changes nothing
+  EXPECT_EQ(without.lease.granted(1s), 1h);
+}
+
 TEST(Loader, DefaultOptionsMergeIntoEverySubnetAndTheSubnetWins) {
   const Config config = load_ok(R"(
 options: {dns-servers: [198.18.0.53, 198.18.0.54], domain-name: lab.test}
