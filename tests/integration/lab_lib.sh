@@ -91,8 +91,9 @@ EOF
   chmod +x "$dir/$name.script"
   # dhclient's default first retransmission (initial-interval 10 s) would jump straight over
   # the few seconds between T2 and expiry of the tests' short leases.
-  printf 'request subnet-mask, broadcast-address, routers;\ninitial-interval 1;\nbackoff-cutoff 2;\n' \
-    >"$dir/$name.conf"
+  # DHCLIENT_CONF_EXTRA: more dhclient.conf lines (e.g. 'send dhcp-lease-time 30;').
+  printf 'request subnet-mask, broadcast-address, routers;\ninitial-interval 1;\nbackoff-cutoff 2;\n%s\n' \
+    "${DHCLIENT_CONF_EXTRA:-}" >"$dir/$name.conf"
   ip netns exec "$ns" dhclient -4 -d -v -cf "$dir/$name.conf" -lf "$dir/$name.leases" \
     -pf "$dir/$name.pid" -sf "$dir/$name.script" "$iface" >"$dir/$name.client.log" 2>&1 &
   echo $! >"$dir/$name.clientpid"
