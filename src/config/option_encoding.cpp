@@ -5,14 +5,19 @@
 namespace landlord::config {
 namespace {
 
-constexpr std::array<NamedOption, 7> kNamedOptions{{
+constexpr std::array<NamedOption, 11> kNamedOptions{{
     {"routers", 3, OptionKind::Addresses},
     {"dns-servers", 6, OptionKind::Addresses},
     {"domain-name", 15, OptionKind::Text},
     {"interface-mtu", 26, OptionKind::U16},
     {"broadcast-address", 28, OptionKind::Address},
     {"ntp-servers", 42, OptionKind::Addresses},
+    {"tftp-server-name", 66, OptionKind::Text},
+    {"boot-file-name", 67, OptionKind::Text},
     {"domain-search", 119, OptionKind::DomainList},
+    {"classless-static-routes", 121, OptionKind::StaticRoutes},
+    // Windows before RFC 3442 reads the same routes from code 249.
+    {"ms-classless-static-routes", 249, OptionKind::StaticRoutes},
 }};
 
 int hex_value(char c) {
@@ -127,6 +132,49 @@ Expected<OptionBytes, std::string> parse_hex_bytes(std::string_view text) {
     }
     bytes.push_back(static_cast<std::uint8_t>(hex_value(c) << 4 | hex_value(text[index + 1])));
     index += 2;
+  }
+  return bytes;
+}
+
+Expected<StaticRoute, std::string> parse_static_route(std::string_view text) {
+  const auto fail = [&] {
+    return unexpected("'" + std::string{text} +
+                      "' is not a route: write DESTINATION/LENGTH via ROUTER, e.g. "
+                      "\"198.18.2.0/24 via 198.18.0.1\" (0.0.0.0/0 for the default route)");
+  };
+  const auto via = text.find(" via ");
+  if (via == std::string_view::npos) return fail();
+  const auto trim = [](std::string_view part) {
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    return part;
+  };
+  const std::string_view destination_text = trim(text.substr(0, via));
+  const std::string_view router_text = trim(text.substr(via + 5));
+  const auto router = Ipv4::parse(router_text);
+  if (!router) return fail();
+  const auto destination = Cidr::parse(destination_text);
+  if (!destination) {
+    // Cidr::parse refuses host bits too: say which, since that is the likely mistake.
+    const auto slash = destination_text.find('/');
+    if (slash != std::string_view::npos && Ipv4::parse(destination_text.substr(0, slash))) {
+      return unexpected("route destination '" + std::string{destination_text} +
+                        "' has host bits set or a bad length (0-32)");
+    }
+    return fail();
+  }
+  return StaticRoute{*destination, *router};
+}
+
+OptionBytes encode_static_routes(std::span<const StaticRoute> routes) {
+  OptionBytes bytes;
+  for (const StaticRoute& route : routes) {
+    const std::uint8_t length = route.destination.prefix_length;
+    bytes.push_back(length);
+    const OptionBytes network = encode_u32(route.destination.network.to_uint());
+    bytes.insert(bytes.end(), network.begin(), network.begin() + (length + 7) / 8);
+    const OptionBytes router = encode_u32(route.router.to_uint());
+    bytes.insert(bytes.end(), router.begin(), router.end());
   }
   return bytes;
 }

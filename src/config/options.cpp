@@ -9,7 +9,8 @@ namespace {
 
 const std::initializer_list<std::string_view> kOptionKeys = {
     "routers", "dns-servers", "domain-name", "interface-mtu", "broadcast-address",
-    "ntp-servers", "domain-search", "custom"};
+    "ntp-servers", "tftp-server-name", "boot-file-name", "domain-search",
+    "classless-static-routes", "ms-classless-static-routes", "custom"};
 const std::initializer_list<std::string_view> kCustomKeys = {
     "code", "text", "ip", "ips", "u8", "u16", "u32", "hex"};
 
@@ -60,6 +61,27 @@ std::optional<OptionBytes> read_domain_list(Reader& reader, const Field& field) 
   return std::move(*encoded);
 }
 
+std::optional<OptionBytes> read_static_routes(Reader& reader, const Field& field) {
+  const auto items = reader.one_or_list(field);
+  if (!items) return std::nullopt;
+  if (items->empty()) {
+    reader.error(field.mark(), "'" + field.name + "' needs at least one route");
+    return std::nullopt;
+  }
+  std::vector<StaticRoute> routes;
+  for (const auto& item : *items) {
+    const auto text = reader.scalar(item, field.name);
+    if (!text) return std::nullopt;
+    auto route = parse_static_route(*text);
+    if (!route) {
+      reader.error(item.Mark(), "'" + field.name + "': " + route.error());
+      return std::nullopt;
+    }
+    routes.push_back(*route);
+  }
+  return encode_static_routes(routes);
+}
+
 std::optional<OptionBytes> read_text(Reader& reader, const Field& field) {
   const auto text = reader.scalar(field);
   if (!text) return std::nullopt;
@@ -85,6 +107,7 @@ std::optional<OptionBytes> read_named(Reader& reader, const Field& field, Option
       return encode_u16(static_cast<std::uint16_t>(*value));
     }
     case OptionKind::DomainList: return read_domain_list(reader, field);
+    case OptionKind::StaticRoutes: return read_static_routes(reader, field);
     case OptionKind::U8:
     case OptionKind::U32:
     case OptionKind::Hex: break;  // no named option has these kinds

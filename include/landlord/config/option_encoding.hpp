@@ -24,6 +24,7 @@ enum class OptionKind : std::uint8_t {
   U32,         // network byte order
   DomainList,  // RFC 1035 §3.1 names, uncompressed (RFC 3397 allows that), for option 119
   Hex,         // raw bytes: "0a0b0c", "0a:0b:0c" or "0a 0b 0c"
+  StaticRoutes,  // RFC 3442 routes, "DESTINATION/LENGTH via ROUTER" each (options 121, 249)
 };
 
 struct NamedOption {
@@ -51,5 +52,17 @@ OptionBytes encode_u32(std::uint32_t value);
 // Each name as length-prefixed labels ending in a zero byte; a trailing dot is allowed.
 Expected<OptionBytes, std::string> encode_domain_list(std::span<const std::string> names);
 Expected<OptionBytes, std::string> parse_hex_bytes(std::string_view text);
+
+// One classless static route (RFC 3442): `destination` reached through `router`.
+struct StaticRoute {
+  Cidr destination;
+  Ipv4 router;
+};
+// "198.18.2.0/24 via 198.18.0.1" (spaces around `via` as many as you like); 0.0.0.0/0 is the
+// default route. The destination has no host bits set.
+Expected<StaticRoute, std::string> parse_static_route(std::string_view text);
+// Each route as its prefix length, the destination's significant octets (length / 8 rounded
+// up) and the router's 4 bytes (RFC 3442 §3).
+OptionBytes encode_static_routes(std::span<const StaticRoute> routes);
 
 }  // namespace landlord::config

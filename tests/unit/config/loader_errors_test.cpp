@@ -157,6 +157,18 @@ subnets:
       "t.yaml:5:53: rebind (T2) 20m must be shorter than the lease time 15m at lease 'min' 15m in subnet 2 (198.18.1.0/24)",
       "t.yaml:7:53: renew (T1) 1h (50% of 2h) must be shorter than rebind (T2) 40m at lease 'max' 2h in subnet 3 (198.18.2.0/24)",
       "t.yaml:9:53: renew (T1) 50% and rebind (T2) 60% are less than 1s apart at lease 'min' 5s; T1 and T2 could meet for a longer lease in subnet 4 (198.18.3.0/24)"}},
+    {"StaticRoutesAreCheckedOneByOne",
+     R"(options:
+  classless-static-routes: ["198.18.2.0/24 via 198.18.0.1", "198.18.3.1/24 via 198.18.0.1"]
+  ms-classless-static-routes: []
+subnets:
+  - subnet: 198.18.0.0/24
+    options: {classless-static-routes: 198.18.2.0/24 198.18.0.1, tftp-server-name: ""}
+)",
+     {"t.yaml:2:61: 'classless-static-routes': route destination '198.18.3.1/24' has host bits set or a bad length (0-32)",
+      "t.yaml:3:31: 'ms-classless-static-routes' needs at least one route",
+      "t.yaml:6:40: 'classless-static-routes': '198.18.2.0/24 198.18.0.1' is not a route: write DESTINATION/LENGTH via ROUTER, e.g. \"198.18.2.0/24 via 198.18.0.1\" (0.0.0.0/0 for the default route)",
+      "t.yaml:6:84: 'tftp-server-name' must not be empty"}},
     {"ReservationsAreCheckedForDuplicatesAndPlace",
      R"(subnets:
   - subnet: 198.18.0.0/24

@@ -193,6 +193,30 @@ subnets:
   EXPECT_EQ(without.lease.granted(1s), 1h);
 }
 
+// Options by name for network boot and routes: TFTP server (66), boot file (67), classless
+// static routes (121) and the same for older Windows (249), one route or a list.
+TEST(Loader, EncodesBootAndRouteOptionsByName) {
+  const Config config = load_ok(R"(
+subnets:
+  - subnet: 198.18.0.0/24
+    options:
+      tftp-server-name: tftp.lab.test
+      boot-file-name: pxelinux.0
+      classless-static-routes: ["198.18.2.0/24 via 198.18.0.254", "0.0.0.0/0 via 198.18.0.1"]
+      ms-classless-static-routes: 198.18.2.0/24 via 198.18.0.254
+)");
+  const Subnet& subnet = config.subnets.at(0);
+  ASSERT_NE(find_option(subnet, 66), nullptr);
+  EXPECT_EQ(find_option(subnet, 66)->value, (Bytes{'t', 'f', 't', 'p', '.', 'l', 'a', 'b', '.', 't', 'e', 's', 't'}));
+  ASSERT_NE(find_option(subnet, 67), nullptr);
+  EXPECT_EQ(find_option(subnet, 67)->value, (Bytes{'p', 'x', 'e', 'l', 'i', 'n', 'u', 'x', '.', '0'}));
+  ASSERT_NE(find_option(subnet, 121), nullptr);
+  EXPECT_EQ(find_option(subnet, 121)->value,
+            (Bytes{24, 198, 18, 2, 198, 18, 0, 254, 0, 198, 18, 0, 1}));
+  ASSERT_NE(find_option(subnet, 249), nullptr);
+  EXPECT_EQ(find_option(subnet, 249)->value, (Bytes{24, 198, 18, 2, 198, 18, 0, 254}));
+}
+
 TEST(Loader, DefaultOptionsMergeIntoEverySubnetAndTheSubnetWins) {
   const Config config = load_ok(R"(
 options: {dns-servers: [198.18.0.53, 198.18.0.54], domain-name: lab.test}

@@ -58,7 +58,9 @@ TEST(OptionEncoding, HexAcceptsSeparatorsOrNone) {
 TEST(OptionEncoding, NamedOptionsHaveTheirRfcCodes) {
   const std::pair<std::string_view, std::uint8_t> expected[] = {
       {"routers", 3}, {"dns-servers", 6}, {"domain-name", 15}, {"interface-mtu", 26},
-      {"broadcast-address", 28}, {"ntp-servers", 42}, {"domain-search", 119},
+      {"broadcast-address", 28}, {"ntp-servers", 42}, {"tftp-server-name", 66},
+      {"boot-file-name", 67}, {"domain-search", 119}, {"classless-static-routes", 121},
+      {"ms-classless-static-routes", 249},
   };
   EXPECT_EQ(named_options().size(), std::size(expected));
   for (const auto& [name, code] : expected) {
@@ -67,6 +69,45 @@ TEST(OptionEncoding, NamedOptionsHaveTheirRfcCodes) {
     EXPECT_EQ(option->code, code) << name;
   }
   EXPECT_EQ(find_named_option("subnet-mask"), nullptr);
+}
+
+// RFC 3442 §3's own table: the prefix length, then only the destination's significant
+// octets, then the router.
+TEST(OptionEncoding, ClasslessStaticRoutesCarryOnlySignificantOctets) {
+  const std::pair<const char*, Bytes> cases[] = {
+      {"0.0.0.0/0 via 198.18.0.1", {0, 198, 18, 0, 1}},
+      {"10.0.0.0/8 via 198.18.0.1", {8, 10, 198, 18, 0, 1}},
+      {"10.17.0.0/16 via 198.18.0.1", {16, 10, 17, 198, 18, 0, 1}},
+      {"10.27.129.0/24 via 198.18.0.1", {24, 10, 27, 129, 198, 18, 0, 1}},
+      {"10.229.0.128/25 via 198.18.0.1", {25, 10, 229, 0, 128, 198, 18, 0, 1}},
+      {"10.198.122.47/32 via 198.18.0.1", {32, 10, 198, 122, 47, 198, 18, 0, 1}},
+      {"198.18.2.0/24   via   198.18.0.254", {24, 198, 18, 2, 198, 18, 0, 254}},
+  };
+  for (const auto& [text, bytes] : cases) {
+    const auto route = parse_static_route(text);
+    ASSERT_TRUE(route.has_value()) << text << ": " << route.error();
+    EXPECT_EQ(encode_static_routes(std::span{&*route, 1}), bytes) << text;
+  }
+  const StaticRoute two[] = {*parse_static_route("198.18.2.0/24 via 198.18.0.1"),
+                             *parse_static_route("0.0.0.0/0 via 198.18.0.1")};
+  EXPECT_EQ(encode_static_routes(two),
+            (Bytes{24, 198, 18, 2, 198, 18, 0, 1, 0, 198, 18, 0, 1}));
+}
+
+TEST(OptionEncoding, ClasslessStaticRoutesRefuseWhatIsNotARoute) {
+  const std::pair<const char*, std::string_view> cases[] = {
+      {"198.18.2.0/24", "is not a route"},
+      {"198.18.2.0/24 via", "is not a route"},
+      {"198.18.2.0/24 via 198.18.0", "is not a route"},
+      {"198.18.2.1/24 via 198.18.0.1", "host bits set"},
+      {"198.18.2.0/33 via 198.18.0.1", "bad length"},
+      {"lab via 198.18.0.1", "is not a route"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    const auto route = parse_static_route(text);
+    ASSERT_FALSE(route.has_value()) << text;
+    EXPECT_NE(route.error().find(fragment), std::string::npos) << route.error();
+  }
 }
 
 TEST(OptionEncoding, CodesTheServerOwnsAreReserved) {
