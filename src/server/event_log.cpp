@@ -100,6 +100,11 @@ void log_lease_event(const engine::Event& event, const Requester& requester, Dur
     append(line, ": ");
     append(line, event.reason);
   }
+  if (event.kind == engine::EventKind::Decline && lease_time.count() > 0) {
+    append(line, "; out of the pool for ");  // the decline hold
+    append(line, static_cast<std::uint64_t>(seconds(lease_time)));
+    line.push_back('s');
+  }
   write(level, line);
 }
 
