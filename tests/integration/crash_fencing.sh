@@ -47,9 +47,9 @@ kill -0 "$PID_A" 2>/dev/null || fail "A stopped after the refusal"
 "$CLIENT" check --server "127.0.0.1:$PORT_B" --ledger "$WORK/two.txt" --expect ack >"$WORK/holder.out" ||
   fail "B no longer honours client 2: $(cat "$WORK/holder.out")"
 
-stop_server || fail "B exited non-zero on SIGTERM"
+stop_server || fail "daemon B at the end"
 SERVER_PID=$PID_A
-stop_server || fail "A exited non-zero on SIGTERM"
+stop_server "$LOG_A" || fail "daemon A at the end"
 echo "RESULT stale_extension_acked=0 refusals_logged=$(grep -c 'stale fencing token' "$LOG_A")" \
      "store: $after_regrant"
 echo "PASS: the paused writer's extension was refused by the store and not acknowledged"
