@@ -49,7 +49,6 @@ echo "replies to address-less clients: $unicast_replies unicast frames, $other_r
 ip netns exec "$SERVER_NS" nstat -az UdpSndbufErrors 2>/dev/null | grep Udp || true
 grep -E 'ARP|broadcasting|send to' "$WORK/landlord.log" | head -5 || true
 
-landlord_stop_and_check
 ((neighbours == 0)) || fail "$neighbours neighbour entries: replies went through ARP: $(ip -4 -n "$SERVER_NS" neigh show dev "$SERVER_IF" | head -3)"
 ((server_arps == 0)) || fail "the server sent $server_arps ARP requests for clients"
 ((other_replies == 0)) || fail "$other_replies OFFERs/ACKs to address-less clients were not unicast frames to chaddr and yiaddr"
@@ -59,4 +58,5 @@ jq -e '.violation_count == 0' "$WORK/report.json" >/dev/null ||
   fail "violations: $(jq -c .violations "$WORK/report.json")"
 jq -e --argjson n "$CLIENTS" '.leases_acquired >= $n' "$WORK/report.json" >/dev/null ||
   fail "not every client got a lease: $(jq -c '{leases_acquired, states_at_end}' "$WORK/report.json")"
+landlord_stop_and_check
 echo "PASS: $CLIENTS address-less clients in a burst at $RATE/s all leased"
