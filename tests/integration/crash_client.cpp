@@ -15,8 +15,16 @@
 //       For each client's last ledger line, an INIT-REBOOT REQUEST for its address.
 //       --expect ack: every one must be ACKed with the same address (exit 1 otherwise).
 //       --expect no-ack: none may be ACKed for that address (a NAK or silence).
+//       Silence is only a server's answer if the server is alive: when any request went
+//       unanswered, a liveness probe follows, and exit 3 says the server did not answer it.
+//   crash_client probe   --server A:P
+//       A relayed DHCPINFORM (no address, so nothing is leased or written): exit 0 once the
+//       server answers it, 3 if it does not within 8 attempts (dead, paused or not serving).
 //   crash_client release --server A:P --ledger F
 //       A relayed RELEASE for each client's last ledger line (no reply is expected).
+//
+// Exit status: 0 what was asked held; 1 it did not (a missing or unexpected ACK); 2 usage or
+// ledger error; 3 the server did not answer the liveness probe.
 //
 // Every loop is bounded: each client has a retry budget and the run a deadline.
 #include <arpa/inet.h>
@@ -468,6 +476,28 @@ CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::si
   return counts;
 }
 
+// A server that answers is alive: a relayed DHCPINFORM with ciaddr 0 is answered with a
+// DHCPACK to the relay and changes no lease. True once answered, false after the attempts.
+bool probe(RelaySocket& socket, std::uint32_t seed) {
+  std::mt19937 random{seed ^ 0x9e3779b9u};
+  const Identity identity = Identity::of(0xfe, 0xfffffffe);
+  const auto xid = static_cast<std::uint32_t>(random()) | 1u;
+  for (int attempt = 0; attempt < kCheckAttempts && !g_stop; ++attempt) {
+    socket.send(request_of(identity, wire::MessageType::Inform, xid));
+    const auto until = Clock::now() + kAttemptTimeout;
+    while (Clock::now() < until) {
+      const auto reply = socket.receive(std::chrono::milliseconds{20});
+      if (reply && reply->xid == xid && matches(*reply, identity) &&
+          reply->type() == wire::MessageType::Ack) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+constexpr int kExitHeld = 0, kExitViolated = 1, kExitServerNotAnswering = 3;
+
 void release(RelaySocket& socket, const std::vector<Grant>& grants, std::uint32_t seed) {
   std::mt19937 random{seed};
   for (const Grant& grant : grants) {
@@ -497,7 +527,7 @@ struct Arguments {
 };
 
 int usage() {
-  std::cerr << "usage: crash_client dora|check|release --server ADDR:PORT --ledger FILE "
+  std::cerr << "usage: crash_client dora|check|probe|release --server ADDR:PORT --ledger FILE "
                "[--clients N] [--first I] [--window W] [--duration-s S] [--seed S] "
                "[--expect ack|no-ack]\n";
   return 2;
@@ -516,7 +546,7 @@ int main(int argc, char** argv) {
   if ((argc - 2) % 2 != 0) return usage();
   const auto server = parse_endpoint(arguments.get("server"));
   const std::string ledger_path = arguments.get("ledger");
-  if (!server || ledger_path.empty()) return usage();
+  if (!server || (ledger_path.empty() && arguments.mode != "probe")) return usage();
   // The durability tests never talk to anything but loopback.
   if ((server->address.to_uint() >> 24) != 127) {
     std::cerr << "crash_client: --server must be on 127.0.0.0/8\n";
@@ -532,6 +562,11 @@ int main(int argc, char** argv) {
   const auto seed = static_cast<std::uint32_t>(arguments.number("seed", 1));
   const std::size_t window = arguments.number("window", 8);
 
+  if (arguments.mode == "probe") {
+    const bool alive = probe(*socket, seed);
+    std::cout << (alive ? "alive" : "not answering") << '\n';
+    return alive ? kExitHeld : kExitServerNotAnswering;
+  }
   if (arguments.mode == "dora") {
     std::FILE* ledger = std::fopen(ledger_path.c_str(), "a");
     if (ledger == nullptr) {
@@ -564,9 +599,15 @@ int main(int argc, char** argv) {
     std::cout << "checked=" << counts.checked << " acked_same=" << counts.acked_same
               << " acked_other=" << counts.acked_other << " naks=" << counts.naks
               << " silent=" << counts.silent << '\n';
+    // Silence is a refusal only from a server that is alive to refuse.
+    if (counts.silent > 0 && !probe(*socket, seed)) {
+      std::cout << "server not answering: " << counts.silent
+                << " requests unanswered and the liveness probe failed\n";
+      return kExitServerNotAnswering;
+    }
     const bool all_checked = counts.checked == grants->size();
     const bool held = expect_ack ? counts.acked_same == grants->size() : counts.acked_same == 0;
-    return all_checked && held ? 0 : 1;
+    return all_checked && held ? kExitHeld : kExitViolated;
   }
   if (arguments.mode == "release") {
     release(*socket, *grants, seed);

@@ -2,6 +2,8 @@
 # The daemon runs on 127.0.0.1 on a free port of its own (tests run in parallel), with a work
 # directory per run. Only PIDs started here are ever signalled; the EXIT trap stops them.
 
+source "$(dirname "${BASH_SOURCE[0]}")/daemon_checks.sh"
+
 WORK=$(mktemp -d /tmp/landlord-"${TEST_NAME:-crash}".XXXXXX)
 SERVER_PID=""
 SERVER_LOG=""
@@ -80,15 +82,13 @@ wait_for_log() {
   return 1
 }
 
-# stop_server: SIGTERM, bounded wait; echoes the exit status.
+# stop_server [LOG]: the end of a daemon the test did not mean to kill: it must still run,
+# exit 0 on SIGTERM (bounded wait) and leave no sanitizer report in LOG (default SERVER_LOG).
+# Prints why and returns 1 otherwise.
 stop_server() {
-  local status=0 i
-  kill -TERM "$SERVER_PID" 2>/dev/null || true
-  for i in $(seq 200); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$SERVER_PID" 2>/dev/null && { kill -KILL "$SERVER_PID"; echo "landlord ignored SIGTERM"; }
-  wait "$SERVER_PID" || status=$?
+  local pid=$SERVER_PID
   SERVER_PID=""
-  return "$status"
+  daemon_stop_and_check "$pid" "${1:-$SERVER_LOG}" landlord
 }
 
 crash_server() {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Real clients against landlord in the namespace lab: ISC dhclient, dhcpcd and busybox udhcpc,
 # each in its own namespace on the served link, none asking for broadcast replies.
-#  1. each gets a lease from the pool (the server unicasts to a client with no address yet);
+#  1. each gets a lease from the pool; the server's OFFER and ACK to a client with no address yet
+#     are unicast Ethernet frames to its chaddr and yiaddr, sent without asking ARP (capture,
+#     read by dhcp_frames, and the server's neighbour table);
 #  2. each renews by unicast to the server near T1 (15 s of a 30 s lease): the store records
 #     last_extension = renewing, the log says renew, the capture shows the unicast REQUEST;
 #  3. with unicast to the server blocked in the client namespaces (a host route to an unused
 #     on-link address), each rebinds by broadcast near T2: the store records rebinding.
-# Usage: lab_clients.sh LANDLORD   (exit 77 = skipped: not root, no netns, clients missing)
+# Usage: DHCP_FRAMES=path/to/dhcp_frames lab_clients.sh LANDLORD   (exit 77 = skipped: not root, no netns, clients missing)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
 
@@ -32,6 +34,12 @@ inside() {
     log_has "info grant ${address[$name]} client $mac" || fail "no grant line for $name"
     note "$name has ${address[$name]} ($mac)"
   done
+  # Nothing the server sent them so far went through the kernel's neighbour resolution: no
+  # incomplete or failed entry for a client's address (entries a client's own ARP creates at
+  # its renewal are STALE or REACHABLE).
+  local unresolved
+  unresolved="$(ip -4 -n "$LAB_NS_SERVER" neigh show dev ll-srv0 | grep -E 'INCOMPLETE|FAILED' || true)"
+  [[ -z $unresolved ]] || fail "the server tried to resolve client addresses: $unresolved"
   [[ "${address[dhclient]}" != "${address[dhcpcd]}" && "${address[dhcpcd]}" != "${address[udhcpc]}" &&
      "${address[dhclient]}" != "${address[udhcpc]}" ]] || fail "two clients share an address"
 
@@ -49,6 +57,37 @@ inside() {
       grep -q "DHCP-Message (53), length 1: Request" ||
       fail "the capture shows no unicast REQUEST from $name (${address[$name]}) to 198.18.0.1"
   done
+  # The replies to the clients while they had no address yet (ciaddr 0, no broadcast flag)
+  # left as unicast frames to chaddr and yiaddr, and the server never asked ARP for a client's
+  # address before that client itself had talked to it from that address (its renewal).
+  capture_frames clients
+  local macs=()
+  for i in 0 1 2; do macs+=("$(link_mac "${namespaces[$i]}")"); done
+  local verdict
+  verdict="$(awk -v macs="${macs[*]}" '
+    BEGIN { n = split(macs, list, " "); for (i = 1; i <= n; i++) client[list[i]] = 1 }
+    { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+    $1 == "dhcp" && f["op"] == "request" && f["ciaddr"] != "0.0.0.0" && !(f["ciaddr"] in talked) {
+      talked[f["ciaddr"]] = f["frame"]
+    }
+    $1 == "arp" && f["op"] == "request" && f["sender"] == "198.18.0.1" && !(f["target"] in talked) {
+      print "ARP-BEFORE-CLIENT frame " f["frame"] " who-has " f["target"]
+    }
+    $1 == "dhcp" && f["op"] == "reply" && f["ciaddr"] == "0.0.0.0" && f["broadcast_flag"] == 0 &&
+      (f["type"] == "DHCPOFFER" || f["type"] == "DHCPACK") && (f["chaddr"] in client) {
+      if (f["eth_dst"] != f["chaddr"] || f["ip_dst"] != f["yiaddr"]) {
+        print "NOT-UNICAST frame " f["frame"] " " f["type"] " for " f["chaddr"] " to " f["eth_dst"] " " f["ip_dst"]
+      } else { unicast[f["chaddr"]]++ }
+    }
+    END { for (m in client) print "unicast " m " " unicast[m] + 0 }' "$LAB_DIR/clients.frames")"
+  ! grep -q "^\(ARP-BEFORE-CLIENT\|NOT-UNICAST\)" <<<"$verdict" ||
+    fail "replies to address-less clients: $(grep -v '^unicast' <<<"$verdict" | head -5)"
+  for i in 0 1 2; do
+    local replies
+    replies="$(awk -v m="${macs[$i]}" '$2 == m { print $3 }' <<<"$verdict")"
+    ((replies >= 2)) || fail "${clients[$i]}: $replies unicast OFFER/ACK frames to its chaddr, want an OFFER and an ACK"
+  done
+  note "replies to address-less clients: unicast frames ($(awk '{ printf "%s ", $3 }' <<<"$verdict")), no ARP for them"
 
   # 3. Unicast to the server goes nowhere from now on: the next T1 passes unanswered and the
   #    clients rebind by broadcast at T2 (26 s after their renewal).

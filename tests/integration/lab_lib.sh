@@ -5,6 +5,7 @@
 # are ended by PID; tools/lab removes anything left in its namespaces.
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$repo/tests/integration/daemon_checks.sh"
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() {
@@ -195,19 +196,28 @@ lease_state_is() {  # ADDRESS STATE [EXTENSION]
 
 link_mac() { ip -n "$1" link show dev "${2:-ll-cli0}" | awk '/link\/ether/ {print $2}'; }
 
-# A capture of DHCP in the server namespace, written to $LAB_DIR/NAME.pcap.
+# A capture of DHCP (and ARP) in the server namespace, written to $LAB_DIR/NAME.pcap.
 start_capture() {  # NAME INTERFACE
   ip netns exec "$LAB_NS_SERVER" tcpdump -i "$2" -n -U --immediate-mode -w "$LAB_DIR/$1.pcap" \
-    'udp and (port 67 or port 68)' >"$LAB_DIR/$1.tcpdump.log" 2>&1 &
+    'arp or (udp and (port 67 or port 68))' >"$LAB_DIR/$1.tcpdump.log" 2>&1 &
   echo $! >"$LAB_DIR/$1.capturepid"
   wait_until 5 "tcpdump listening on $2" grep -q "listening on" "$LAB_DIR/$1.tcpdump.log"
 }
 
-stop_capture() {
-  kill -INT "$(cat "$LAB_DIR/$1.capturepid")" 2>/dev/null || true
-  sleep 0.3
+stop_capture() {  # NAME: tcpdump writes out what it holds and exits on SIGINT; wait for that
+  local pid
+  pid="$(cat "$LAB_DIR/$1.capturepid")"
+  kill -INT "$pid" 2>/dev/null || true
+  daemon_wait_exit "$pid" 5 || fail "tcpdump ($1) did not stop within 5 s of SIGINT"
 }
 
 read_capture() {  # NAME [tcpdump filter]: the captured packets, verbose
   tcpdump -n -v -r "$LAB_DIR/$1.pcap" "${@:2}" 2>/dev/null
+}
+
+# The capture NAME decoded from its bytes by dhcp_frames (one line per DHCP or ARP frame, see
+# dhcp_frames.cpp), in $LAB_DIR/NAME.frames; the test fails if it cannot be read.
+capture_frames() {  # NAME
+  [[ -x ${DHCP_FRAMES:-} ]] || fail "DHCP_FRAMES does not name the dhcp_frames tool"
+  "$DHCP_FRAMES" "$LAB_DIR/$1.pcap" >"$LAB_DIR/$1.frames" || fail "dhcp_frames cannot read $1.pcap"
 }

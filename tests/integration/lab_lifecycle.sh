@@ -7,8 +7,10 @@
 #     another client gets nothing; the lease expires (log, counter, store row) and dhclient
 #     then gets the same address: it went back to the pool;
 #  3. SIGHUP with a broken config: rejected with FILE:LINE:COLUMN errors, the server keeps
-#     serving; SIGHUP with a good one (12 s leases): applied, leases kept;
-#  4. SIGTERM drains and exits 0; a new server restores the lease from its store and
+#     serving; SIGHUP with a good one (12 s leases): applied, and dhclient's lease kept (store
+#     row, and its next renewal answered as a renewal with the new 12 s);
+#  4. SIGTERM drains (dhclient's renewed lease is in the store after it) and exits 0 (checked by
+#     tools/lab, whose child it is); a new server restores the lease from its store and
 #     dhclient's renewal is answered;
 #  5. `dhclient -r` releases the address: store row released, log line.
 # Usage: lab_lifecycle.sh LANDLORD   (exit 77 = skipped)
@@ -65,12 +67,24 @@ inside() {
   kill -HUP "$LAB_SERVER_PID"
   wait_until 5 "the good reload" log_has "info reloaded "
   kill -0 "$LAB_SERVER_PID" || fail "the server died on reload"
-  note "reload: broken config refused, good one applied"
+  # The lease survived the reload: still bound to dhclient in the store, and the reloaded
+  # server answers dhclient's next renewal as a renewal of that lease, with the new lease time
+  # (a server that forgot it would grant it afresh or refuse it).
+  local mac
+  mac="$(link_mac "$LAB_NS_CLIENT2")"
+  [[ "$(lease_row 198.18.0.100)" == "bound|$mac|"* ]] || fail "the lease after the reload: $(lease_row 198.18.0.100)"
+  wait_until 20 "dhclient's renewal answered by the reloaded server" \
+    log_has "info (renew|rebind) 198\.18\.0\.100 .* lease 12s"
+  note "reload: broken config refused, good one applied, dhclient's lease kept and renewed"
 
-  # 4. Stop (drain, exit 0) and restart from the store; dhclient's renewal is answered.
+  # 4. Stop (drain, exit 0) and restart from the store; dhclient's renewal is answered. The
+  #    first server is tools/lab's child: tools/lab checks its exit status (0) and its log.
   kill -TERM "$LAB_SERVER_PID"
   wait_until 10 "the server to stop" bash -c "! kill -0 $LAB_SERVER_PID 2>/dev/null"
   log_has "info stopped" || fail "no 'stopped' line after SIGTERM"
+  # Drained: dhclient's renewed lease is in the store as the stopped server left it.
+  [[ "$(lease_row 198.18.0.100)" == "bound|$mac|renewing|"* || "$(lease_row 198.18.0.100)" == "bound|$mac|rebinding|"* ]] ||
+    fail "dhclient's lease after the stop: $(lease_row 198.18.0.100)"
   local restart_log="$LAB_DIR/landlord-restarted.log"
   ip netns exec "$LAB_NS_SERVER" "$landlord" --config "$LAB_CONFIG" --store-path "$LAB_STORE" \
     --log-level debug >"$restart_log" 2>&1 &
@@ -90,10 +104,7 @@ inside() {
 
   kill -USR1 "$restarted"
   wait_until 5 "the counters line" log_has "counters: .* releases=1"
-  kill -TERM "$restarted"
-  local status=0
-  wait "$restarted" || status=$?
-  [[ $status -eq 0 ]] || fail "SIGTERM: exit status $status, want 0"
+  daemon_term_and_check "$restarted" "$restart_log" "the restarted landlord" || fail "see above"
   echo "PASS: reservation, expiry back to the pool, reload, restart from the store, release"
 }
 

@@ -2,8 +2,9 @@
 # A relayed client in the namespace lab: ISC dhcrelay (-a: adds option 82) in the relay
 # namespace forwards dhclient's broadcasts from 198.18.2.0/24 to landlord with giaddr
 # 198.18.2.1. The client must get an address of the subnet the giaddr selects (198.18.2.0/24,
-# subnet id 2), and the server's replies to the relay must carry option 82 back unchanged.
-# Usage: lab_relay.sh LANDLORD   (exit 77 = skipped)
+# subnet id 2), and the server's replies to the relay must carry option 82 back unchanged: the
+# bytes of each reply's option 82 equal those of its request's (read by dhcp_frames).
+# Usage: DHCP_FRAMES=path/to/dhcp_frames lab_relay.sh LANDLORD   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
 
@@ -33,8 +34,34 @@ inside() {
   echoed=$(grep -c "Agent-Information (82)" <<<"$replies" || true)
   ((offers >= 1 && acks >= 1)) || fail "want an OFFER and an ACK to the relay, got $offers and $acks"
   ((echoed == offers + acks)) || fail "$echoed of $((offers + acks)) replies to the relay echo option 82"
+
+  # Unchanged, byte for byte: each reply's option 82 equals the one the relay sent with the
+  # request of the same xid (RFC 3046 §2.2).
+  capture_frames relay
+  local compared
+  compared="$(awk '
+    $1 != "dhcp" { next }
+    { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+    f["op"] == "request" && f["ip_dst"] == "198.18.1.1" { sent[f["xid"]] = f["option82"]; next }
+    f["op"] == "reply" && f["ip_src"] == "198.18.1.1" {
+      replies++
+      if (!(f["xid"] in sent)) { print "UNMATCHED reply xid " f["xid"]; next }
+      if (sent[f["xid"]] == "none") { print "NO-OPTION-82 in the request of xid " f["xid"]; next }
+      if (f["option82"] != sent[f["xid"]]) {
+        print "CHANGED xid " f["xid"] ": sent " sent[f["xid"]] ", back " f["option82"]; next
+      }
+      same++
+    }
+    END { print "replies=" replies + 0 " unchanged=" same + 0 }' "$LAB_DIR/relay.frames")"
+  note "option 82 in the replies: $(tail -1 <<<"$compared")"
+  ! grep -q "^\(UNMATCHED\|NO-OPTION-82\|CHANGED\)" <<<"$compared" ||
+    fail "option 82 not echoed unchanged: $(grep -v '^replies=' <<<"$compared" | head -5)"
+  local unchanged
+  unchanged="$(sed -n 's/.* unchanged=//p' <<<"$compared")"
+  ((unchanged >= 2 && unchanged == offers + acks)) ||
+    fail "$unchanged replies carry the request's option 82 bytes, want all $((offers + acks))"
   stop_client relayed
-  echo "PASS: relayed dhclient got $address from subnet 2; option 82 echoed in $echoed replies"
+  echo "PASS: relayed dhclient got $address from subnet 2; option 82 echoed byte for byte in $unchanged replies"
 }
 
 if [[ "${1:-}" == inside ]]; then

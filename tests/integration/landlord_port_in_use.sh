@@ -32,8 +32,7 @@ OTHER_PID=$!
 EXTRA_PIDS+=("$OTHER_PID")
 wait_for_log "$WORK/other.log" "serving on" 20 "$OTHER_PID" ||
   fail "a server on another port did not start: $(tail -3 "$WORK/other.log")"
-kill -TERM "$OTHER_PID"
-wait "$OTHER_PID" || fail "the server on another port exited non-zero on SIGTERM"
+daemon_stop_and_check "$OTHER_PID" "$WORK/other.log" "the server on another port" || fail "see above"
 
 # Restart right after SIGTERM: binds at once.
 stop_server || fail "landlord exited non-zero on SIGTERM"

@@ -50,7 +50,7 @@ timeout $((DURATION_S + 30)) "${RUN[@]}" --closed-loop --rate "${CLOSED_LOOP_RAT
 jq -c '.closed_loop | {sustainable_dora_per_s, stopped_by,
        steps: [.steps[] | [.rate, .completed_per_s, .miss_fraction]]}' "$WORK/report.json"
 
-kill -0 "$SERVER_PID" 2>/dev/null || fail "landlord died: $(tail -5 "$WORK/landlord.log")"
+landlord_stop_and_check
 [[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
 check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.json")"
 check '.closed_loop.steps | length >= 2' "fewer than two steps"

@@ -64,4 +64,6 @@ check '.rebinds.count > 50' "too few rebinds while renewals were blocked"
 check '.rebinds.lease_fraction_p50 >= 0.85 and .rebinds.lease_fraction_p50 <= 0.92' "rebinds not near T2 = 0.875"
 check '.declines > 0 and .releases > 0' "no declines or releases exercised"
 check '.latency_ms.renew.count > 0' "no renew latencies"
+pid=$SERVER_PID SERVER_PID=""
+daemon_stop_and_check "$pid" "$WORK/kea.out" kea-dhcp4 || { KEEP_WORK=1; exit 1; }
 echo "PASS: landlord-sim L2 against kea-dhcp4: no violations"

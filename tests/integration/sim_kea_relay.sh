@@ -4,6 +4,7 @@
 # brings the replies back to our port. No root needed. Exit 77 (skip) without Kea.
 # Usage: sim_kea_relay.sh path/to/landlord-sim
 set -euo pipefail
+source "$(dirname "$0")/daemon_checks.sh"
 
 SIM=${1:?usage: sim_kea_relay.sh path/to/landlord-sim}
 KEA=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
@@ -61,4 +62,6 @@ check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.jso
 check '.leases_acquired >= 100' "not every client got a lease"
 check '.renewals.count > 0 and .renewals.lease_fraction_p50 >= 0.45 and .renewals.lease_fraction_p50 <= 0.55' "renewals not near 0.5"
 check '.rebinds.count > 0' "no rebinds while renewals were blocked"
+pid=$KEA_PID KEA_PID=""
+daemon_stop_and_check "$pid" "$WORK/kea.out" kea-dhcp4 || { KEEP_WORK=1; exit 1; }
 echo "PASS: landlord-sim relay mode against kea-dhcp4: no violations"

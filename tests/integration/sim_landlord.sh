@@ -70,6 +70,7 @@ if [[ $MODE == expiry ]]; then
   check '.leases_acquired > 40' "no more leases than the 40 addresses: vanished leases not reclaimed"
   check '.states_at_end.bound + .states_at_end.renewing + .states_at_end.rebinding == .clients - .vanished' \
     "not every remaining client holds a lease at the end: vanished leases not reclaimed"
+  landlord_stop_and_check
   echo "PASS: landlord let vanished clients' leases expire and reused the addresses, no violations"
   exit 0
 fi
@@ -83,7 +84,7 @@ timeout $((DURATION_S + 30)) "${RUN[@]}" --clients 150 --rate 50 --duration "${D
 jq -c '{transport, clients, leases_acquired, renewals, rebinds, expirations, releases, declines,
         vanished, naks, timeouts, violation_count}' "$WORK/report.json"
 
-kill -0 "$SERVER_PID" 2>/dev/null || fail "landlord died: $(tail -5 "$WORK/landlord.log")"
+landlord_stop_and_check
 [[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
 check ".transport == \"$MODE\"" "transport is not $MODE"
 check '.violation_count == 0' "violations: $(jq -c .violations "$WORK/report.json")"

@@ -1,7 +1,9 @@
 # Sourced by integration scripts that need one server namespace and one client namespace joined
 # by a veth pair. veth_pair_prepare names them (with the script's PID), makes a scratch WORK
 # directory and sets the cleanup trap; veth_pair_up builds the pair; landlord_on_lab starts
-# landlord on it, landlord_on_loopback on 127.0.0.1 for relayed clients instead.
+# landlord on it, landlord_on_loopback on 127.0.0.1 for relayed clients instead;
+# landlord_stop_and_check ends the test's daemon with the checks every daemon test makes.
+source "$(dirname "${BASH_SOURCE[0]}")/daemon_checks.sh"
 
 # veth_pair_prepare NAME TAG: WORK=/tmp/NAME.XXXXXX; SERVER_NS/CLIENT_NS/SERVER_IF/CLIENT_IF
 # from TAG and $$; SERVER_PID (empty until the caller sets it) is stopped on exit, the
@@ -47,7 +49,7 @@ veth_pair_down() {  # deleting the namespaces deletes the veth pair with them
 # landlord_on_lab LANDLORD PREFIX_LENGTH POOL LEASE_YAML: builds the pair with the server end at
 # 198.18.0.1/PREFIX_LENGTH and starts LANDLORD in the server namespace serving 198.18.0.0/
 # PREFIX_LENGTH from POOL, with a SQLite store in WORK and LEASE_YAML (a `lease:` section) in
-# its config; SERVER_PID is set, and the test fails if the daemon does not stay up.
+# its config; SERVER_PID is set once the daemon listens, and the test fails if it does not.
 landlord_on_lab() {
   veth_pair_up "198.18.0.1/$2"
   cat > "$WORK/landlord.yaml" <<YAML
@@ -68,13 +70,22 @@ log:
 YAML
   ip netns exec "$SERVER_NS" "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
-  landlord_stays_up
+  landlord_ready "$SERVER_NS" 67
 }
 
-# A daemon that exits at start (bad config, port taken) fails the test with its log.
-landlord_stays_up() {
-  sleep 1
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start"; exit 1; }
+# landlord_ready NETNS PORT [ADDRESS]: the daemon serves once its UDP port is bound (at most
+# 20 s); one that exits first (bad config, port taken) or never binds fails the test with its log.
+landlord_ready() {
+  daemon_wait_listening "$SERVER_PID" 20 "$@" ||
+    { cat "$WORK/landlord.log"; echo "FAIL: landlord did not start serving on port $2"; KEEP_WORK=1; exit 1; }
+}
+
+# landlord_stop_and_check: at the end of a test, the daemon must still be running, exit 0 on
+# SIGTERM and have no sanitizer report in its log. Fails the test otherwise.
+landlord_stop_and_check() {
+  local pid=$SERVER_PID
+  SERVER_PID=""  # whatever happens, the cleanup has nothing left to stop
+  daemon_stop_and_check "$pid" "$WORK/landlord.log" landlord || { KEEP_WORK=1; exit 1; }
 }
 
 # landlord_on_loopback LANDLORD POOL LEASE_YAML: no namespaces; LANDLORD on 127.0.0.1 serving
@@ -103,6 +114,6 @@ log:
 YAML
   "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
-  landlord_stays_up
+  landlord_ready "" "$SERVER_PORT" 127.0.0.1
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "lossy_network.hpp"
 #include "simulator.hpp"
@@ -93,12 +94,43 @@ TEST(Simulator, ARunIsAFunctionOfItsSeed) {
   EXPECT_NE(first.digest, other.digest);
 }
 
-TEST(Simulator, SweepOptionsVaryWithTheSeed) {
-  const SimulationOptions a = sweep_options(1);
-  const SimulationOptions b = sweep_options(2);
-  EXPECT_TRUE(a.workload.clients != b.workload.clients || a.pool.last != b.pool.last ||
-              a.to_server.drop != b.to_server.drop);
-  EXPECT_EQ(sweep_options(1).pool.last, a.pool.last);
+// The sweep draws every dimension its comment promises: over the default 20 seeds (what CI
+// runs) each kind of run appears at least once, so a draw that collapsed to one value (a seed
+// ignored, a chance of 0) would leave part of the server untested.
+TEST(Simulator, SweepOptionsCoverEveryKindOfRun) {
+  std::set<std::size_t> fleet_sizes;
+  std::set<Duration::rep> lease_times;
+  std::size_t storms = 0, blocked = 0, unblocked = 0, small_pools = 0, large_pools = 0,
+              crashing = 0, steady = 0, failing_stores = 0, short_holds = 0, not_authoritative = 0,
+              dropping = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const SimulationOptions options = sweep_options(seed);
+    EXPECT_EQ(options.seed, seed);
+    fleet_sizes.insert(options.workload.clients);
+    lease_times.insert(options.lease_time.count());
+    storms += options.workload.restart_fraction == 0.8 ? 1 : 0;
+    (options.workload.block_unicast ? blocked : unblocked) += 1;
+    const std::size_t pool_size = options.pool.last.to_uint() - options.pool.first.to_uint() + 1;
+    (pool_size < options.workload.clients ? small_pools : large_pools) += 1;
+    (options.crashes_per_hour > 0 ? crashing : steady) += 1;
+    failing_stores += options.store_failure > 0 ? 1 : 0;
+    short_holds += options.offer_hold == std::chrono::seconds(2) ? 1 : 0;
+    not_authoritative += options.authoritative ? 0 : 1;
+    dropping += options.to_server.drop > 0 && options.to_clients.drop > 0 ? 1 : 0;
+  }
+  EXPECT_GE(fleet_sizes.size(), 10u);
+  EXPECT_EQ(lease_times.size(), 4u);  // 1, 2, 5 and 10 minutes
+  EXPECT_GE(storms, 1u);
+  EXPECT_GE(blocked, 1u);
+  EXPECT_GE(unblocked, 1u);
+  EXPECT_GE(small_pools, 1u);
+  EXPECT_GE(large_pools, 1u);
+  EXPECT_GE(crashing, 1u);
+  EXPECT_GE(steady, 1u);
+  EXPECT_GE(failing_stores, 1u);
+  EXPECT_GE(short_holds, 1u);
+  EXPECT_GE(not_authoritative, 1u);
+  EXPECT_GE(dropping, 1u);
 }
 
 // A server that acknowledges before its records are durable loses leases in a crash. The

@@ -1,7 +1,9 @@
 // The report's text, and the environment variables a developer sets to sweep or replay.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "simulator.hpp"
 
@@ -51,20 +53,37 @@ std::optional<Ipv4> trace_address_from_environment() {
   return Ipv4::parse(text);
 }
 
-std::vector<std::uint64_t> seeds_from_environment(std::size_t default_count) {
-  if (const char* one = std::getenv("LANDLORD_SIM_SEED"); one != nullptr && *one != '\0') {
-    return {std::strtoull(one, nullptr, 10)};
+namespace {
+
+// An environment variable as a whole decimal number; unset or empty is nullopt. A typo or a
+// trailing word is an error, not a zero that would quietly run no seeds.
+Expected<std::optional<std::uint64_t>, std::string> number_from_environment(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return std::optional<std::uint64_t>{};
+  std::uint64_t value = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, error] = std::from_chars(text, end, value);
+  if (error != std::errc{} || stop != end) {
+    return unexpected(fmt::format("{}={} is not a whole number", name, text));
   }
-  std::size_t count = default_count;
-  if (const char* many = std::getenv("LANDLORD_SIM_SEEDS"); many != nullptr && *many != '\0') {
-    count = std::strtoull(many, nullptr, 10);
-  }
-  std::uint64_t first = 1;
-  if (const char* from = std::getenv("LANDLORD_SIM_FIRST_SEED"); from != nullptr && *from != '\0') {
-    first = std::strtoull(from, nullptr, 10);
-  }
+  return std::optional<std::uint64_t>{value};
+}
+
+}  // namespace
+
+Expected<std::vector<std::uint64_t>, std::string> seeds_from_environment(std::size_t default_count) {
+  const auto one = number_from_environment("LANDLORD_SIM_SEED");
+  if (!one) return unexpected(one.error());
+  if (*one) return std::vector<std::uint64_t>{**one};
+  const auto many = number_from_environment("LANDLORD_SIM_SEEDS");
+  if (!many) return unexpected(many.error());
+  const std::uint64_t count = many->value_or(default_count);
+  if (count == 0) return unexpected(std::string("LANDLORD_SIM_SEEDS=0 would run no seed"));
+  const auto from = number_from_environment("LANDLORD_SIM_FIRST_SEED");
+  if (!from) return unexpected(from.error());
+  const std::uint64_t first = from->value_or(1);
   std::vector<std::uint64_t> seeds;
-  for (std::size_t i = 0; i < count; ++i) seeds.push_back(first + i);
+  for (std::uint64_t i = 0; i < count; ++i) seeds.push_back(first + i);
   return seeds;
 }
 

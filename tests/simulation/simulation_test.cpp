@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "simulator.hpp"
@@ -149,24 +150,73 @@ TEST(Simulation, SeedSweep) {
   // runs a longer sweep.
   // LANDLORD_SIM_TRACE=<address> prints what happened to one address along the way.
   const auto seeds = seeds_from_environment(20);
-  double virtual_hours = 0, wall_seconds = 0;
-  for (const std::uint64_t seed : seeds) {
+  ASSERT_TRUE(seeds.has_value()) << seeds.error();
+  ASSERT_FALSE(seeds->empty());
+  double virtual_hours = 0, wall_seconds = 0, expected_crashes = 0;
+  std::size_t seeds_run = 0, crashes = 0;
+  for (const std::uint64_t seed : *seeds) {
     SimulationOptions options = sweep_options(seed);
     options.trace_address = trace_address_from_environment();
     const SimulationReport report = Simulator(options).run();
-    virtual_hours += std::chrono::duration<double, std::ratio<3600>>(report.virtual_time).count();
+    ++seeds_run;
+    const double hours =
+        std::chrono::duration<double, std::ratio<3600>>(report.virtual_time).count();
+    virtual_hours += hours;
     wall_seconds += report.wall_seconds;
+    crashes += report.crashes;
+    expected_crashes += options.crashes_per_hour * hours;
     if (!report.clean()) {
       ADD_FAILURE() << "seed=" << seed << " failed; replay with:\n  "
                     << fmt::format(fmt::runtime(kReplay), seed) << "\n"
                     << report.summary();
-    } else if (seeds.size() == 1) {
+    } else if (seeds->size() == 1) {
       print(report);
     }
+    // Each seed really ran its workload: the whole fleet arrived, the whole time passed, and
+    // most clients were granted a lease (a pool may be smaller than the fleet, some vanish).
+    EXPECT_EQ(report.fleet.clients_started, options.workload.clients) << "seed=" << seed;
+    EXPECT_GE(report.virtual_time, options.workload.duration) << "seed=" << seed;
+    EXPECT_GE(report.engine.grants, options.workload.clients / 2) << "seed=" << seed;
   }
-  std::printf("%zu seeds: %.1f virtual hours in %.2f wall seconds (%.1f virtual h/s)\n",
-              seeds.size(), virtual_hours, wall_seconds,
-              wall_seconds > 0 ? virtual_hours / wall_seconds : 0.0);
+  std::printf("%zu seeds: %.1f virtual hours in %.2f wall seconds (%.1f virtual h/s), "
+              "%zu crashes (%.1f expected)\n",
+              seeds_run, virtual_hours, wall_seconds,
+              wall_seconds > 0 ? virtual_hours / wall_seconds : 0.0, crashes, expected_crashes);
+  EXPECT_EQ(seeds_run, seeds->size());
+  // Crash-restarts happened about as often as the seeds asked: at seeded random moments, and
+  // none while down or after the fleet stopped, so about two thirds of crashes_per_hour times
+  // the hours (55 of 85 over the default seeds); a sweep that expects many is held to a quarter.
+  if (expected_crashes >= 40) {
+    EXPECT_GE(static_cast<double>(crashes), expected_crashes / 4);
+  }
+}
+
+// The sweep's seed list refuses what would quietly run nothing.
+TEST(Simulation, SeedListFromTheEnvironment) {
+  const auto with = [](const char* name, const char* value, auto check) {
+    ::setenv(name, value, 1);
+    check(seeds_from_environment(20));
+    ::unsetenv(name);
+  };
+  ::unsetenv("LANDLORD_SIM_SEED");
+  ::unsetenv("LANDLORD_SIM_SEEDS");
+  ::unsetenv("LANDLORD_SIM_FIRST_SEED");
+  ASSERT_TRUE(seeds_from_environment(20).has_value());
+  EXPECT_EQ(seeds_from_environment(20)->size(), 20u);
+  EXPECT_EQ(seeds_from_environment(20)->front(), 1u);
+  with("LANDLORD_SIM_SEEDS", "0", [](const auto& seeds) { EXPECT_FALSE(seeds.has_value()); });
+  with("LANDLORD_SIM_SEEDS", "many", [](const auto& seeds) { EXPECT_FALSE(seeds.has_value()); });
+  with("LANDLORD_SIM_SEEDS", "5x", [](const auto& seeds) { EXPECT_FALSE(seeds.has_value()); });
+  with("LANDLORD_SIM_SEED", "-1", [](const auto& seeds) { EXPECT_FALSE(seeds.has_value()); });
+  with("LANDLORD_SIM_FIRST_SEED", "x", [](const auto& seeds) { EXPECT_FALSE(seeds.has_value()); });
+  with("LANDLORD_SIM_SEEDS", "3", [](const auto& seeds) {
+    ASSERT_TRUE(seeds.has_value());
+    EXPECT_EQ(*seeds, (std::vector<std::uint64_t>{1, 2, 3}));
+  });
+  with("LANDLORD_SIM_SEED", "137", [](const auto& seeds) {
+    ASSERT_TRUE(seeds.has_value());
+    EXPECT_EQ(*seeds, (std::vector<std::uint64_t>{137}));
+  });
 }
 
 }  // namespace

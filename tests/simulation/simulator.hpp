@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "invariants.hpp"
+#include "landlord/base/expected.hpp"
 #include "landlord/config/config.hpp"
 #include "landlord/durability/machine.hpp"
 #include "landlord/engine/engine.hpp"
@@ -176,8 +177,9 @@ class Simulator {
 // LANDLORD_SIM_TRACE=<address>: the address to trace, if any.
 std::optional<Ipv4> trace_address_from_environment();
 
-// Reads LANDLORD_SIM_SEED (one seed) or LANDLORD_SIM_SEEDS (how many, from 1): the seed sweep's
-// list. Without either, `default_count` seeds from 1.
-std::vector<std::uint64_t> seeds_from_environment(std::size_t default_count);
+// Reads LANDLORD_SIM_SEED (one seed) or LANDLORD_SIM_SEEDS (how many, from
+// LANDLORD_SIM_FIRST_SEED or 1): the seed sweep's list. Without either, `default_count` seeds
+// from 1. A value that is not a whole number, or a count of 0, is an error.
+Expected<std::vector<std::uint64_t>, std::string> seeds_from_environment(std::size_t default_count);
 
 }  // namespace landlord::simulation

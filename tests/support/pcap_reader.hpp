@@ -1,6 +1,6 @@
 #pragma once
-// A tiny reader of classic pcap files (not pcapng) for tests: the UDP datagrams carried in
-// Ethernet / IPv4 frames, with their frame number. No libpcap: captures are test vectors.
+// A tiny reader of classic pcap files (not pcapng) for tests: the frames, and the UDP datagrams
+// carried in Ethernet / IPv4 frames, with their frame number. No libpcap: captures are test vectors.
 // Header-only; include it by relative path (e.g. "../../support/pcap_reader.hpp").
 // Malformed files throw std::runtime_error (test code: a broken vector should fail loudly).
 #include <cstdint>
@@ -75,9 +75,13 @@ inline bool decode_frame(std::span<const std::uint8_t> frame, UdpDatagram& out) 
 
 }  // namespace pcap_detail
 
-// Every UDP datagram in the file, in capture order; frames that are not Ethernet/IPv4/UDP are
-// skipped (their frame numbers are not reused).
-inline std::vector<UdpDatagram> read_udp_datagrams(const std::string& path) {
+struct Frame {
+  std::size_t frame_number = 0;  // 1-based, as tcpdump and Wireshark count
+  std::vector<std::uint8_t> bytes;
+};
+
+// Every frame of an Ethernet capture, in capture order.
+inline std::vector<Frame> read_frames(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error("cannot open " + path);
   const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), {}};
@@ -100,19 +104,33 @@ inline std::vector<UdpDatagram> read_udp_datagrams(const std::string& path) {
     throw std::runtime_error(path + ": link type is not Ethernet");
   }
 
-  std::vector<UdpDatagram> datagrams;
+  std::vector<Frame> frames;
   std::size_t at = kFileHeader;
   for (std::size_t frame_number = 1; at < all.size(); ++frame_number) {
     if (all.size() - at < kRecordHeader) throw std::runtime_error(path + ": truncated record");
     const std::size_t captured = pcap_detail::read_u32(all, at + 8, swapped);
     at += kRecordHeader;
     if (all.size() - at < captured) throw std::runtime_error(path + ": truncated frame");
-    UdpDatagram datagram;
-    datagram.frame_number = frame_number;
-    if (pcap_detail::decode_frame(all.subspan(at, captured), datagram)) {
-      datagrams.push_back(std::move(datagram));
-    }
+    const auto frame = all.subspan(at, captured);
+    frames.push_back(Frame{frame_number, {frame.begin(), frame.end()}});
     at += captured;
+  }
+  return frames;
+}
+
+// The UDP datagram in one Ethernet frame, if it carries one.
+inline bool decode_udp(std::span<const std::uint8_t> frame, UdpDatagram& out) {
+  return pcap_detail::decode_frame(frame, out);
+}
+
+// Every UDP datagram in the file, in capture order; frames that are not Ethernet/IPv4/UDP are
+// skipped (their frame numbers are not reused).
+inline std::vector<UdpDatagram> read_udp_datagrams(const std::string& path) {
+  std::vector<UdpDatagram> datagrams;
+  for (const Frame& frame : read_frames(path)) {
+    UdpDatagram datagram;
+    datagram.frame_number = frame.frame_number;
+    if (pcap_detail::decode_frame(frame.bytes, datagram)) datagrams.push_back(std::move(datagram));
   }
   return datagrams;
 }

@@ -416,16 +416,52 @@ struct ExtensionCase {
 class Rfc2131Section432Extension : public ::testing::TestWithParam<ExtensionCase> {};
 
 // Setup: client 1 holds .100. §4.3.2: RENEWING is unicast with ciaddr, REBINDING broadcast.
+// Beyond the reply's type: an ACK extends ciaddr itself for the subnet's lease time (1 h, T1
+// 0.5, T2 0.875) from now and writes exactly that record; a NAK or silence writes nothing and
+// leaves client 1's lease as it was.
 TEST_P(Rfc2131Section432Extension, AnswersPerRule) {
   const ExtensionCase& c = GetParam();
   config::Config config = make_config();
   config.server.authoritative = c.authoritative;
   Harness harness(config);
-  ASSERT_EQ(harness.dora(1), (Ipv4{198, 18, 0, 100}));
+  const Ipv4 held{198, 18, 0, 100};
+  ASSERT_EQ(harness.dora(1), held);
+  const lease::Lease before = *harness.engine.find(held);
   harness.advance(40min);
   const Outcome outcome =
       c.rebinding ? harness.rebind(c.client, c.ciaddr) : harness.renew(c.client, c.ciaddr);
-  EXPECT_EQ(reply_type(outcome), c.reply) << c.name << ": " << outcome.event.reason;
+  ASSERT_EQ(reply_type(outcome), c.reply) << c.name << ": " << outcome.event.reason;
+  if (c.reply == MessageType::Ack) {
+    const wire::Message& ack = outcome.reply->message;
+    EXPECT_EQ(ack.yiaddr, c.ciaddr) << c.name;
+    EXPECT_EQ(ack.options.get_u32(option::kLeaseTime), 3600u) << c.name;
+    EXPECT_EQ(ack.options.get_u32(option::kRenewalTime), 1800u) << c.name;
+    EXPECT_EQ(ack.options.get_u32(option::kRebindingTime), 3150u) << c.name;
+    ASSERT_EQ(outcome.mutations.size(), 1u) << c.name;
+    const lease::Lease& written = outcome.mutations[0];
+    EXPECT_EQ(written.address, c.ciaddr) << c.name;
+    EXPECT_EQ(written.client, key(c.client)) << c.name;
+    EXPECT_EQ(written.state, lease::LeaseState::Bound) << c.name;
+    EXPECT_EQ(written.granted_at, harness.now) << c.name;
+    EXPECT_EQ(written.lease_time, Duration{1h}) << c.name;
+    EXPECT_EQ(written.last_extension,
+              c.rebinding ? lease::Extension::Rebinding : lease::Extension::Renewing)
+        << c.name;
+    EXPECT_EQ(harness.engine.find(c.ciaddr)->expires_at(), harness.now + 1h) << c.name;
+  } else {
+    EXPECT_TRUE(outcome.mutations.empty()) << c.name;
+    if (outcome.reply) {
+      EXPECT_TRUE(outcome.reply->message.yiaddr.is_zero()) << c.name;
+      EXPECT_FALSE(outcome.reply->message.options.has(option::kLeaseTime)) << c.name;
+    }
+  }
+  if (c.reply != MessageType::Ack || c.ciaddr != held) {  // client 1's lease is untouched
+    const lease::Lease after = *harness.engine.find(held);
+    EXPECT_EQ(after.client, key(1)) << c.name;
+    EXPECT_EQ(after.state, lease::LeaseState::Bound) << c.name;
+    EXPECT_EQ(after.expires_at(), before.expires_at()) << c.name;
+    EXPECT_EQ(after.fencing_token, before.fencing_token) << c.name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -33,9 +33,11 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "engine_harness.hpp"
+#include "landlord/base/expected.hpp"
 #include "landlord/config/values.hpp"
 #include "landlord/durability/machine.hpp"
 #include "landlord/store/memory_lease_store.hpp"
@@ -48,31 +50,63 @@ struct Block {
   std::string expected;
 };
 
-std::vector<Block> read_blocks(const std::filesystem::path& path) {
-  std::ifstream file(path);
+// A transcript's blocks, or what is wrong with its text (with the line number): a command
+// without its "----", a "----" without a command, or an empty output would otherwise be merged
+// into a neighbour or skipped, and a broken file would pass with fewer checks than it shows.
+Expected<std::vector<Block>, std::string> parse_blocks(std::istream& in) {
   std::vector<Block> blocks;
-  std::string line;
   Block block;
-  bool in_output = false;
-  const auto finish = [&] {
-    if (!block.command.empty()) blocks.push_back(block);
-    block = {};
-    in_output = false;
+  enum class Expecting { Command, Separator, Output } expecting = Expecting::Command;
+  std::string line;
+  int number = 0;
+  const auto error = [&](const std::string& what) {
+    return unexpected("line " + std::to_string(number) + ": " + what);
   };
-  while (std::getline(file, line)) {
-    if (!in_output && (line.empty() || line[0] == '#')) continue;
-    if (!in_output && line == "----") {
-      in_output = true;
-    } else if (in_output && line.empty()) {
-      finish();
-    } else if (in_output) {
-      block.expected += line + "\n";
-    } else {
-      block.command = line;
+  while (std::getline(in, line)) {
+    ++number;
+    switch (expecting) {
+      case Expecting::Command:
+        if (line.empty() || line[0] == '#') continue;
+        if (line == "----") return error("\"----\" without a command before it");
+        block.command = line;
+        expecting = Expecting::Separator;
+        break;
+      case Expecting::Separator:
+        if (line != "----") return error("command \"" + block.command + "\" without its \"----\"");
+        expecting = Expecting::Output;
+        break;
+      case Expecting::Output:
+        if (!line.empty()) {
+          block.expected += line + "\n";
+          continue;
+        }
+        if (block.expected.empty()) return error("command \"" + block.command + "\" has no output");
+        blocks.push_back(std::move(block));
+        block = {};
+        expecting = Expecting::Command;
+        break;
     }
   }
-  finish();
+  ++number;
+  if (expecting == Expecting::Separator) {
+    return error("command \"" + block.command + "\" without its \"----\" at the end");
+  }
+  if (expecting == Expecting::Output) {
+    if (block.expected.empty()) return error("command \"" + block.command + "\" has no output");
+    blocks.push_back(std::move(block));
+  }
   return blocks;
+}
+
+Expected<std::vector<Block>, std::string> read_blocks(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) return unexpected("cannot read " + path.string());
+  return parse_blocks(file);
+}
+
+Expected<std::vector<Block>, std::string> parse_text(const std::string& text) {
+  std::istringstream in(text);
+  return parse_blocks(in);
 }
 
 class Transcript {
@@ -329,15 +363,28 @@ class Transcript {
   bool manual_ = false;
 };
 
+// The transcripts and the fewest blocks each must hold: a file emptied, cut short or renamed
+// fails here instead of passing with nothing checked.
+const std::map<std::string, std::size_t> kTranscripts = {
+    {"dora.txt", 7},       {"renew_rebind_expire.txt", 10}, {"affinity.txt", 10},
+    {"exhaustion.txt", 9}, {"decline.txt", 8},              {"fencing.txt", 16},
+    {"relay.txt", 5},      {"durability.txt", 28}};
+
+std::filesystem::path testdata() {
+  return std::filesystem::path(LANDLORD_SOURCE_DIR) / "tests/unit/engine/testdata";
+}
+
 class GoldenTranscript : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTranscript, MatchesTheEngine) {
-  const std::filesystem::path path =
-      std::filesystem::path(LANDLORD_SOURCE_DIR) / "tests/unit/engine/testdata" / GetParam();
+  const std::filesystem::path path = testdata() / GetParam();
   const bool rewrite = std::getenv("LANDLORD_REWRITE") != nullptr;
+  const auto blocks = read_blocks(path);
+  ASSERT_TRUE(blocks.has_value()) << GetParam() << ": " << blocks.error();
+  ASSERT_GE(blocks->size(), kTranscripts.at(GetParam())) << GetParam() << " lost blocks";
   Transcript transcript;
   std::string rewritten;
-  for (const Block& block : read_blocks(path)) {
+  for (const Block& block : *blocks) {
     const std::string actual = transcript.run(block.command);
     if (!rewrite) {
       EXPECT_EQ(actual, block.expected) << GetParam() << ": " << block.command;
@@ -364,6 +411,35 @@ INSTANTIATE_TEST_SUITE_P(Files, GoldenTranscript,
                            }
                            return name;
                          });
+
+// Every file in testdata/ runs: one added or renamed without being listed is caught.
+TEST(GoldenTranscripts, EveryFileInTestdataIsListed) {
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(testdata())) {
+    if (entry.is_regular_file()) files.insert(entry.path().filename().string());
+  }
+  std::set<std::string> listed;
+  for (const auto& [name, _] : kTranscripts) listed.insert(name);
+  EXPECT_EQ(files, listed);
+}
+
+TEST(GoldenTranscripts, MalformedTextIsAnErrorWithItsLine) {
+  EXPECT_EQ(parse_text("").value().size(), 0u);
+  const auto good = parse_text("# c\n\ndiscover client=1\n----\nout\n\nleases\n----\nx\ny\n");
+  ASSERT_TRUE(good.has_value()) << good.error();
+  ASSERT_EQ(good->size(), 2u);
+  EXPECT_EQ((*good)[1].command, "leases");
+  EXPECT_EQ((*good)[1].expected, "x\ny\n");
+  // A command whose "----" was lost is not merged into the next one.
+  EXPECT_EQ(parse_text("discover client=1\nleases\n----\nout\n").error(),
+            "line 2: command \"discover client=1\" without its \"----\"");
+  EXPECT_EQ(parse_text("leases\n").error(),
+            "line 2: command \"leases\" without its \"----\" at the end");
+  EXPECT_EQ(parse_text("----\nout\n").error(), "line 1: \"----\" without a command before it");
+  EXPECT_EQ(parse_text("leases\n----\n\n").error(), "line 3: command \"leases\" has no output");
+  EXPECT_EQ(parse_text("leases\n----\n").error(), "line 3: command \"leases\" has no output");
+  EXPECT_FALSE(read_blocks(testdata() / "no-such-file.txt").has_value());
+}
 
 }  // namespace
 }  // namespace landlord::engine::testing

@@ -90,6 +90,18 @@ TEST(RestoreLeases, TheStoresErrorComesBackAfterTheRecordsBeforeIt) {
   ASSERT_FALSE(restored);
   EXPECT_EQ(restored.error().kind, store::StoreError::Kind::Corrupt);
   EXPECT_EQ(restored.error().message, "row 5001 is bad");
+  // The 5000 records streamed before the error reached the engine, each as it was stored
+  // (the caller decides what a partial restore means; nothing read may be dropped on the way).
+  std::size_t held = 0;
+  engine.for_each_lease([&](const lease::Lease&) { ++held; });
+  EXPECT_EQ(held, 5000u);
+  for (std::uint32_t host : {1u, 4096u, 4097u, 5000u}) {
+    const auto found = engine.find(bound(host).address);
+    ASSERT_TRUE(found) << host;
+    EXPECT_EQ(found->client, bound(host).client);
+    EXPECT_EQ(found->fencing_token, host);
+  }
+  EXPECT_FALSE(engine.find(bound(5001).address));
 }
 
 }  // namespace

@@ -291,9 +291,14 @@ TEST(CommitQueue, WithSqliteEveryCompletedRecordIsDurable) {
     producer.join();
     queue.shutdown();
     const auto counters = queue.counters();
+    EXPECT_EQ(counters.submissions, 2 * kPerProducer);
     EXPECT_EQ(counters.records, 2 * kPerProducer);
     EXPECT_EQ(counters.errors, 0u);
-    EXPECT_LE(counters.commits, 2 * kPerProducer);
+    EXPECT_EQ(counters.queued_records, 0u);
+    // No transaction holds more than batch_max records: 600 records take at least 10 commits.
+    EXPECT_GE(counters.commits, (2 * kPerProducer + 63) / 64);
+    EXPECT_GE(counters.last_batch_records, 1u);
+    EXPECT_LE(counters.last_batch_records, 64u);
   }
   ASSERT_EQ(done.size(), 2 * kPerProducer);
   for (std::uint32_t index = 0; index < 2 * kPerProducer; ++index) {
