@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     if (text.empty()) return true;
     const auto parsed = cli::parse_duration(text);
     if (!parsed)
-      std::cerr << "landlord-sim: " << flag << ": not a duration: " << text << "\n";
+      std::cerr << "landlord-sim: " << flag << ": " << parsed.error() << "\n";
     else
       out = *parsed;
     return parsed.has_value();

@@ -3,36 +3,12 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "landlord/base/duration.hpp"
+
 #include <charconv>
 #include <cmath>
 
 namespace landlord::sim::cli {
-
-std::optional<Duration> parse_duration(std::string_view text) {
-  struct Unit {
-    std::string_view suffix;
-    double ms;
-  };
-  static constexpr Unit kUnits[] = {{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
-  double scale = 1000;
-  for (const Unit& unit : kUnits) {
-    if (text.size() > unit.suffix.size() && text.ends_with(unit.suffix)) {
-      const std::string_view number = text.substr(0, text.size() - unit.suffix.size());
-      if (number.back() >= '0' && number.back() <= '9') {
-        text = number;
-        scale = unit.ms;
-        break;
-      }
-    }
-  }
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < 0 ||
-      !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return Duration{static_cast<std::int64_t>(std::llround(value * scale))};
-}
 
 std::optional<Window> parse_window(std::string_view text) {
   const auto plus = text.find('+');
@@ -79,7 +55,7 @@ Expected<void, std::string> load_scenario(const std::string& path, Settings& set
     };
     const auto duration = [&](Duration& out) -> std::optional<std::string> {
       const auto parsed = parse_duration(text);
-      if (!parsed) return fmt::format("{}: {} must be a duration like 20s, 500ms or 5m", at, key);
+      if (!parsed) return fmt::format("{}: {} must be a duration: {}", at, key, parsed.error());
       out = *parsed;
       return std::nullopt;
     };

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "landlord/base/duration.hpp"
 #include "landlord/base/expected.hpp"
 #include "landlord/sim/closed_loop.hpp"
 #include "landlord/sim/fleet.hpp"
@@ -25,8 +26,8 @@ struct Settings {
   std::string pcap_path;
 };
 
-// "250ms", "4s", "5m", "1h", or a bare number of seconds ("20", "0.5").
-std::optional<Duration> parse_duration(std::string_view text);
+// Durations use the config's grammar (base/duration.hpp): "250ms", "4s", "5m", "1h30m".
+using landlord::parse_duration;
 // "FROM+LEN", both durations: "30s+60s".
 std::optional<Window> parse_window(std::string_view text);
 

@@ -10,12 +10,10 @@
 
 namespace landlord::config {
 
-// One or more <integer><unit> groups, unit one of ms, s, m, h, d: "90s", "10m", "7d", "1h30m",
-// "250ms". A bare number is refused: "2" could mean seconds or milliseconds.
+// The one duration grammar (base/duration.hpp, shared with the simulator): "90s", "10m",
+// "1h30m", "250ms"; a bare number is refused.
 Expected<Duration, std::string> parse_duration(std::string_view text);
-
-// The shortest form parse_duration reads back: "1h30m", "250ms", "0s".
-std::string format_duration(Duration duration);
+std::string format_duration(Duration duration);  // the shortest form parse_duration reads back
 
 // T1/T2: "50%", "87.5%" (strictly between 0% and 100%) or a duration ("30m").
 Expected<RenewalTime, std::string> parse_renewal_time(std::string_view text);

@@ -12,15 +12,25 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(Durations, AcceptUnitsAndBareSeconds) {
-  EXPECT_EQ(parse_duration("250ms"), Duration{250});
-  EXPECT_EQ(parse_duration("4s"), Duration{4000});
-  EXPECT_EQ(parse_duration("5m"), Duration{300'000});
-  EXPECT_EQ(parse_duration("1h"), Duration{3'600'000});
-  EXPECT_EQ(parse_duration("20"), Duration{20'000});
-  EXPECT_EQ(parse_duration("0.5"), Duration{500});
-  for (const char* bad : {"", "s", "-1s", "4 s", "4x", "ms"})
+// One grammar for the simulator and the config file (base/duration.hpp): units required,
+// groups may be combined.
+Duration parsed(std::string_view text) {
+  const auto duration = parse_duration(text);
+  EXPECT_TRUE(duration.has_value()) << text;
+  return duration ? *duration : Duration{-1};
+}
+
+TEST(Durations, UseTheConfigGrammar) {
+  EXPECT_EQ(parsed("250ms"), Duration{250});
+  EXPECT_EQ(parsed("4s"), Duration{4000});
+  EXPECT_EQ(parsed("5m"), Duration{300'000});
+  EXPECT_EQ(parsed("1h"), Duration{3'600'000});
+  EXPECT_EQ(parsed("1h30m"), Duration{5'400'000});
+  for (const char* bad : {"", "s", "-1s", "4 s", "4x", "ms", "20", "0.5", "1.5s"})
     EXPECT_FALSE(parse_duration(bad)) << bad;
+  EXPECT_EQ(parse_duration("20").error(),
+            "'20' has no unit (is it seconds or milliseconds?); use an integer and a unit: 90s, "
+            "10m, 12h, 7d");
 }
 
 TEST(Windows, AreFromPlusLength) {
