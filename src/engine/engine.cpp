@@ -76,8 +76,6 @@ struct Engine::State {
   void put(Lease record) {
     const Ipv4 address = record.address;
     const auto before = table.availability(address);
-    // Fencing tokens never go down: a store would refuse the write that follows.
-    LANDLORD_ASSERT(table.fencing_token(address) <= record.fencing_token);
     table.put(std::move(record));
     allocator.move(address, before, table.availability(address));
   }
@@ -261,10 +259,12 @@ struct Engine::State {
   // The token of a record for `address` naming `client`: the address's last lease's, plus one
   // when that lease named someone else (a first holder gets 1). So every written record passes
   // the store's rule: a higher token, or the same token from the same client.
-  lease::FencingToken token_for(Ipv4 address, const ClientKey& client) const {
-    const auto previous = last_lease(address, client);
+  static lease::FencingToken token_after(const std::optional<Facts>& previous) {
     if (previous == std::nullopt) return 1;
     return previous->of_client ? previous->fencing_token : previous->fencing_token + 1;
+  }
+  lease::FencingToken token_for(Ipv4 address, const ClientKey& client) const {
+    return token_after(last_lease(address, client));
   }
   // An offer is a hold, never written: it carries the last lease's token (0 for none).
   lease::FencingToken last_token(Ipv4 address, const ClientKey& client) const {
@@ -287,7 +287,10 @@ struct Engine::State {
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
-    lease.fencing_token = token_for(address, client);
+    // token_for(), without a second lookup: an offer hold's last lease is the one it covers.
+    lease.fencing_token = token_after(current != std::nullopt && current->state == LeaseState::Offered
+                                          ? last_lease(address, client)
+                                          : current);
     put(lease);
     switch (kind) {
       case EventKind::Renew:

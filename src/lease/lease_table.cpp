@@ -80,11 +80,6 @@ Availability LeaseTable::availability(Ipv4 address) const {
   return Availability::of(record.state, has_client(record, extra), expires_at_of(record, extra));
 }
 
-FencingToken LeaseTable::fencing_token(Ipv4 address) const {
-  const auto slot = slot_of(address);
-  return slot ? records_[*slot].fencing_token : 0;
-}
-
 std::optional<Lease> LeaseTable::find(const ClientKey& client) const {
   const auto slot = slot_of(client);
   if (!slot) return std::nullopt;
@@ -105,6 +100,9 @@ void LeaseTable::put(Lease record) {
   if (!slot) {
     slot = allocate_slot();
     by_address_.insert(hash_address(record.address.to_uint()), *slot);
+  } else {
+    // Fencing tokens never go down: the store would refuse the write that follows.
+    LANDLORD_ASSERT(records_[*slot].fencing_token <= record.fencing_token);
   }
   covered_.erase(*slot);
   const auto deadline = deadline_of(record);

@@ -19,10 +19,9 @@ CommitPipeline::CommitPipeline(boost::asio::io_context& io, Committer& committer
 void CommitPipeline::drive() {
   // A batch the committer cannot take is answered at once, and what that releases comes out
   // of the next pass: loop until the machine has nothing more.
-  for (;;) {
-    const TimePoint now = clock_.now();
+  const TimePoint now = clock_.now();
+  while (machine_.has_ready(now)) {
     machine_.ready(now, ready_);
-    if (ready_.empty()) break;
     for (const durability::Notice& notice : ready_.notices) log_notice(notice);
     for (const durability::Release& release : ready_.released) released_(release);
     for (durability::Batch& batch : ready_.batches) {
@@ -80,19 +79,13 @@ void CommitPipeline::log_notice(const durability::Notice& notice) {
   if (notice.kind == durability::NoticeKind::StoreRecovered) {
     spdlog::warn("store recovered: {} waiting records written; acknowledging again",
                  notice.records);
-    failures_since_log_ = 0;
     return;
   }
   // A failing disk fails every commit: one line per few seconds says it all.
-  ++failures_since_log_;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_failure_log_ < std::chrono::seconds{5}) return;
-  last_failure_log_ = now;
-  spdlog::error(
-      "store commit failed ({} failures since last report): {}; not acknowledging grants or "
-      "extensions until the store accepts writes; {} records waiting, retrying",
-      failures_since_log_, notice.message, notice.records);
-  failures_since_log_ = 0;
+  failure_log_.log(spdlog::level::err,
+                   "store commit failed: {}; not acknowledging grants or extensions until the "
+                   "store accepts writes; {} records waiting, retrying",
+                   notice.message, notice.records);
 }
 
 }  // namespace landlord::server

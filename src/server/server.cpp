@@ -25,7 +25,7 @@
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/open_store.hpp"
 #include "packet_socket.hpp"
-#include "rate_limit.hpp"
+#include "landlord/server/rate_limit.hpp"
 
 namespace landlord::server {
 

@@ -125,6 +125,13 @@ class Machine {
   // marking the store as failing.
   void not_taken(std::uint64_t id, TimePoint now);
 
+  // Whether ready(now) would hand out anything: lets a caller skip it after a turn that
+  // changed nothing (what was released before is recycled at the next ready() anyway).
+  bool has_ready(TimePoint now) const {
+    return !released_.empty() || !notices_.empty() || !open_.records.empty() ||
+           (retry_at_ && *retry_at_ <= now && !retry_in_flight_ && !backlog_.empty());
+  }
+
   // When ready() has a retry to hand out, if ever; nothing else needs a timer.
   std::optional<TimePoint> next_retry() const;
   // Shutting down: retry the backlog at the next ready(), not at the back-off's time.

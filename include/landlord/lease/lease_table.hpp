@@ -49,10 +49,9 @@ class LeaseTable {
   std::optional<Lease> find(const ClientKey& client) const;
   // The allocator's class for `address` (allocator.hpp), without building its record.
   Availability availability(Ipv4 address) const;
-  // The token of `address`'s record (an offer hold's: the covered lease's), 0 without one.
-  FencingToken fencing_token(Ipv4 address) const;
 
-  // Inserts or replaces the record for record.address (never 0.0.0.0). Any state but Offered;
+  // Inserts or replaces the record for record.address (never 0.0.0.0), never with a lower
+  // fencing token than the address's record has (asserted). Any state but Offered;
   // a hold on the address is dropped together with the record it covered. Deadline:
   // expires_at() for Bound and Declined, none for Expired and Released.
   void put(Lease record);

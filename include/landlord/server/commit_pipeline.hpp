@@ -3,8 +3,7 @@
 // this drives it. Batches go to the store's group-commit worker (a Committer), its answers come
 // back from the worker thread to the loop with one post per burst, and the machine's retry
 // time becomes a timer. What the machine releases goes to `Handlers::released` (send or log);
-// its notices are logged here, a failure streak once per 5 s.
-#include <chrono>
+// its notices are logged here, a failing store's at most once per 5 s (rate_limit.hpp).
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -16,6 +15,7 @@
 #include "landlord/durability/machine.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
+#include "landlord/server/rate_limit.hpp"
 #include "landlord/store/commit_queue.hpp"
 
 namespace landlord::server {
@@ -89,8 +89,7 @@ class CommitPipeline {
   std::mutex completed_mutex_;
   std::vector<Completed> completed_;  // guarded by completed_mutex_
   std::vector<Completed> running_;    // the loop's: the last burst, swapped out
-  std::chrono::steady_clock::time_point last_failure_log_{};
-  std::uint64_t failures_since_log_ = 0;
+  RateLimitedLog failure_log_;
 };
 
 }  // namespace landlord::server

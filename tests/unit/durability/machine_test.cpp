@@ -72,9 +72,11 @@ TEST_F(MachineTest, TheReplyWaitsUntilItsRecordsAreWritten) {
   ASSERT_EQ(batch.records.size(), 1u);
   EXPECT_EQ(batch.records[0].state, lease::LeaseState::Bound);
   EXPECT_EQ(machine.waiting_replies(), 1u);
+  EXPECT_FALSE(machine.has_ready(harness.now));
   EXPECT_TRUE(step().empty()) << "a batch is handed out once";
 
   answer(batch, all(1));
+  EXPECT_TRUE(machine.has_ready(harness.now));
   Ready& after = step();
   ASSERT_EQ(after.released.size(), 1u);
   EXPECT_EQ(after.released[0].verdict, Verdict::Send);
