@@ -2,7 +2,9 @@
 // event stream and its slow-reader drop.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -118,8 +120,10 @@ TEST(Service, ABodyOverTheLimitIsRefusedWith413) {
   EXPECT_EQ(must(http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})")).status, 200u);
 }
 
-// Reads until the server closes; how long that took.
+// Reads until the server closes (or 10 s pass without a byte); how long that took.
 std::chrono::milliseconds until_closed(Local::socket& socket) {
+  timeval limit{10, 0};
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   const auto start = std::chrono::steady_clock::now();
   std::array<char, 4096> buffer{};
   boost::system::error_code error;
