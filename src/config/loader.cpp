@@ -12,7 +12,7 @@ namespace landlord::config {
 namespace {
 
 const std::initializer_list<std::string_view> kTopLevelKeys = {
-    "server", "store", "lease", "options", "subnets", "control", "log"};
+    "server", "store", "lease", "options", "subnets", "control", "events", "log"};
 
 Config read_config(detail::Reader& reader, const YAML::Node& root) {
   Config config;
@@ -31,6 +31,7 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   config.server = detail::read_server(reader, top.find("server"));
   config.store = detail::read_store(reader, top.find("store"));
   config.control = detail::read_control(reader, top.find("control"));
+  config.events = detail::read_events(reader, top.find("events"));
   config.log = detail::read_log(reader, top.find("log"));
 
   const auto lease = detail::read_lease(reader, top.find("lease"), start, LeaseTimes{});

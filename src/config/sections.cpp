@@ -10,6 +10,7 @@ namespace landlord::config::detail {
 namespace {
 
 constexpr std::uint16_t kControlPort = 8067;
+constexpr std::size_t kMaxSocketPath = 108;  // sun_path, with its NUL
 // Options 51/58/59 are 32-bit seconds and 0xffffffff means "infinite", which we do not offer.
 constexpr std::int64_t kMaxLeaseSeconds = 0xfffffffe;
 // An ACK waiting longer than this for its batch would reach clients that already retransmit.
@@ -280,13 +281,51 @@ StoreSection read_store(Reader& reader, const Field* field) {
 ControlSection read_control(Reader& reader, const Field* field) {
   ControlSection control;
   if (field == nullptr) return control;
-  const auto section = reader.section(*field, {"listen"});
-  if (const auto* listen = section.find("listen")) {
-    control.listen = reader.parsed(*listen, [](std::string_view text) {
-      return parse_endpoint(text, kControlPort);
-    });
+  control.enabled = true;
+  const auto section = reader.section(*field, {"socket", "listen", "token-file"});
+  std::optional<YAML::Mark> listen_mark;
+  for (const auto& entry : section.fields) {
+    if (entry.name == "socket" || entry.name == "token-file") {
+      const auto path = reader.scalar(entry);
+      if (!path) continue;
+      if (path->empty() || path->front() != '/') {
+        reader.error(entry.mark(), "'" + entry.name + "' must be an absolute path");
+      } else if (entry.name == "socket" && path->size() >= kMaxSocketPath) {
+        reader.error(entry.mark(), "'socket' path is longer than a UNIX socket allows (107 bytes)");
+      } else if (entry.name == "socket") {
+        control.socket = *path;
+      } else {
+        control.token_file = *path;
+      }
+    } else if (entry.name == "listen") {
+      control.listen = reader.parsed(entry, [](std::string_view text) {
+        return parse_endpoint(text, kControlPort);
+      });
+      listen_mark = entry.mark();
+    }
+  }
+  // Anyone who can reach the port can change leases: off loopback, a token is required.
+  if (control.listen && !control.listen->address.is_loopback() && !control.token_file) {
+    reader.error(*listen_mark, "'listen' " + control.listen->address.to_string() +
+                                   " is not a loopback address: set 'token-file' so that "
+                                   "requests must carry its bearer token");
   }
   return control;
+}
+
+EventsSection read_events(Reader& reader, const Field* field) {
+  EventsSection events;
+  if (field == nullptr) return events;
+  const auto section = reader.section(*field, {"exec"});
+  if (const auto* exec = section.find("exec")) {
+    const auto path = reader.scalar(*exec);
+    if (path && (path->empty() || path->front() != '/')) {
+      reader.error(exec->mark(), "'exec' must be an absolute path");
+    } else if (path) {
+      events.exec = *path;
+    }
+  }
+  return events;
 }
 
 LogSection read_log(Reader& reader, const Field* field) {

@@ -33,6 +33,7 @@ std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
 ServerSection read_server(Reader& reader, const Field* field);
 StoreSection read_store(Reader& reader, const Field* field);
 ControlSection read_control(Reader& reader, const Field* field);
+EventsSection read_events(Reader& reader, const Field* field);
 LogSection read_log(Reader& reader, const Field* field);
 
 // An interface name as the kernel takes it: 1-15 bytes, no '/', ':' or whitespace.

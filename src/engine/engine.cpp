@@ -416,6 +416,9 @@ struct Engine::State {
     const bool renewing = extension == lease::Extension::Renewing;
     const EventKind kind = renewing ? EventKind::Renew : EventKind::Rebind;
     if (record != std::nullopt && record->of_client) {
+      if (record->state == LeaseState::Released) {  // given back, or revoked by an operator
+        return nak(message, ingress, address, "lease was released or revoked");
+      }
       if (!can_grant(view, message, client, address)) {
         return nak(message, ingress, address, "lease is no longer valid on this link");
       }
@@ -597,6 +600,99 @@ struct Engine::State {
     return true;
   }
 
+  // ---- operators' changes (control API)
+
+  static Unexpected<AdminRefusal> refuse(AdminRefusal::Kind kind, std::string reason) {
+    return unexpected(AdminRefusal{kind, std::move(reason)});
+  }
+
+  AdminResult admin_grant(const AdminLease& request, bool update, TimePoint now) {
+    using Kind = AdminRefusal::Kind;
+    const Ipv4 address = request.address;
+    const std::string where = address.to_string();
+    const SubnetView* view = topology.containing(address);
+    if (view == nullptr) return refuse(Kind::Invalid, where + " is in no configured subnet");
+    const std::string subnet_name =
+        "subnet " + std::to_string(view->id()) + " (" + view->subnet->subnet.to_string() + ")";
+    if (request.subnet_id != 0 && request.subnet_id != view->id()) {
+      return refuse(Kind::Invalid, where + " is in " + subnet_name + ", not subnet " +
+                                       std::to_string(request.subnet_id));
+    }
+    if (request.hardware.empty() && request.client_id.empty()) {
+      return refuse(Kind::Invalid, "a lease needs hw-address or client-id");
+    }
+    const ClientKey client = ClientKey::from(request.client_id, request.hardware);
+    const config::Reservation* reserved = view->reservation_at(address);
+    if (reserved != nullptr && reserved != view->reservation_for(request.client_id, request.hardware)) {
+      return refuse(Kind::Conflict, where + " is reserved for another client");
+    }
+    if (reserved == nullptr && (!allocator.in_pool(view->id(), address) || allocator.excluded(address))) {
+      return refuse(Kind::Invalid, where + " is outside every pool of " + subnet_name);
+    }
+    const auto record = table.facts(address, client);
+    if (record != std::nullopt && record->has_client && !record->of_client && is_active(record->state)) {
+      return refuse(Kind::Conflict, where + " is held by another client (" +
+                                        std::string{lease::to_string(record->state)} + ")");
+    }
+    const bool own_bound = record != std::nullopt && record->of_client &&
+                           record->state == LeaseState::Bound;
+    if (update && !own_bound) return refuse(Kind::NotFound, "no lease of this client on " + where);
+    if (!update && own_bound) {
+      return refuse(Kind::Conflict, where + " is already leased to this client; use lease4-update");
+    }
+    if (const auto own = table.facts(client); own != std::nullopt && own->subnet_id == view->id() &&
+        own->address != address && (own->state == LeaseState::Bound || own->state == LeaseState::Offered)) {
+      return refuse(Kind::Conflict, "the client already holds " + own->address.to_string() +
+                                        " in " + subnet_name);
+    }
+    config::LeaseTimes times = view->subnet->lease;
+    if (request.lease_time) times.time = *request.lease_time;
+    const Duration renew = times.renew_duration(), rebind = times.rebind_duration();
+    if (times.time.count() % 1000 != 0 || renew.count() <= 0 || renew >= rebind || rebind >= times.time) {
+      return refuse(Kind::Invalid, "valid-lft leaves no room for the subnet's T1 and T2");
+    }
+    Lease lease;
+    lease.address = address;
+    lease.client = client;
+    lease.hardware = request.hardware;
+    lease.client_id = request.client_id;
+    lease.hostname = request.hostname;
+    lease.state = LeaseState::Bound;
+    lease.subnet_id = view->id();
+    lease.granted_at = now;
+    lease.lease_time = times.time;
+    lease.renew_time = renew;
+    lease.rebind_time = rebind;
+    const auto previous = last_lease(address, client);
+    lease.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
+    if (previous == std::nullopt || !previous->of_client) ++lease.fencing_token;
+    put(lease);
+    return Outcome{std::nullopt, {lease},
+                   {EventKind::Admin, address, update ? "updated by operator" : "added by operator"}};
+  }
+
+  AdminResult admin_revoke(Ipv4 address, TimePoint now) {
+    const std::optional<Lease> record = table.find(address);
+    if (record == std::nullopt ||
+        (record->state != LeaseState::Bound && record->state != LeaseState::Declined)) {
+      return refuse(AdminRefusal::Kind::NotFound, "no bound or declined lease on " + address.to_string());
+    }
+    Lease changed = *record;
+    if (changed.state == LeaseState::Bound) {
+      changed.state = LeaseState::Released;
+      if (now < changed.expires_at()) changed.lease_time = std::max(Duration{0}, now - changed.granted_at);
+    } else {  // the end of a decline hold, as reclaim() does it: the address is nobody's
+      changed.state = LeaseState::Expired;
+      changed.client = ClientKey{};
+      ++changed.fencing_token;
+      changed.client_id = ClientId{};
+      changed.hardware = HardwareAddress{};
+      changed.hostname.clear();
+    }
+    put(changed);
+    return Outcome{std::nullopt, {changed}, {EventKind::Admin, address, "revoked by operator"}};
+  }
+
   void restore(Lease record) {
     // Holds are never persisted; 0.0.0.0 is no lease at all.
     if (record.state == LeaseState::Offered || record.address.is_zero()) return;
@@ -634,6 +730,14 @@ std::vector<lease::Lease> Engine::reclaim(TimePoint now, std::size_t max_records
 std::optional<TimePoint> Engine::next_deadline() const { return state_->table.next_deadline(); }
 
 void Engine::reconfigure(const config::Config& config) { state_->reconfigure(config); }
+
+AdminResult Engine::admin_grant(const AdminLease& lease, bool update, TimePoint now) {
+  return state_->admin_grant(lease, update, now);
+}
+
+AdminResult Engine::admin_revoke(Ipv4 address, TimePoint now) {
+  return state_->admin_revoke(address, now);
+}
 
 std::optional<lease::Lease> Engine::find(Ipv4 address) const { return state_->table.find(address); }
 
@@ -696,6 +800,8 @@ std::string_view to_string(EventKind kind) {
       return "inform";
     case EventKind::Ignore:
       return "ignore";
+    case EventKind::Admin:
+      return "admin";
   }
   return "unknown";
 }

@@ -4,6 +4,8 @@
 #include <csignal>
 #include <memory>
 #include <span>
+#include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <spdlog/spdlog.h>
@@ -13,7 +15,12 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "event_log.hpp"
+#include "landlord/base/assert.hpp"
 #include "landlord/config/loader.hpp"
+#include "landlord/control/daemon.hpp"
+#include "landlord/control/event_exec.hpp"
+#include "landlord/control/metrics.hpp"
+#include "landlord/control/service.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
 #include "landlord/server/commit_pipeline.hpp"
@@ -47,13 +54,24 @@ Duration lease_time_of(std::span<const lease::Lease> records) {
 }
 
 durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress_index) {
-  return {request.hardware_address(), request.client_id(), request.giaddr, ingress_index};
+  return {request.hardware_address(), request.client_id(), request.giaddr, ingress_index,
+          std::chrono::steady_clock::now(), 0};
 }
 
-class Server {
+bool same_control(const config::ControlSection& a, const config::ControlSection& b) {
+  const auto endpoint = [](const config::ControlSection& section) {
+    return section.listen ? std::optional{std::pair{section.listen->address, section.listen->port}}
+                          : std::nullopt;
+  };
+  return a.enabled == b.enabled && a.socket == b.socket && a.token_file == b.token_file &&
+         endpoint(a) == endpoint(b);
+}
+
+class Server final : public control::Daemon {
  public:
   Server(boost::asio::io_context& io, config::Config config, ServerOptions options,
-         engine::Engine& engine, store::CommitQueue& queue, PacketSocket socket)
+         engine::Engine& engine, store::CommitQueue& queue, PacketSocket socket,
+         control::Metrics& metrics)
       : io_(io),
         config_(std::move(config)),
         options_(std::move(options)),
@@ -65,7 +83,8 @@ class Server {
         socket_(std::move(socket)),
         expiry_timer_(io),
         drain_timer_(io),
-        signals_(io, SIGTERM, SIGINT, SIGHUP) {
+        signals_(io, SIGTERM, SIGINT, SIGHUP),
+        metrics_(metrics) {
     signals_.add(SIGUSR1);
     socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
       send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
@@ -90,6 +109,21 @@ class Server {
         config_.server.interfaces.empty()
             ? std::string{"relayed traffic only"}
             : "interfaces " + fmt::format("{}", fmt::join(config_.server.interfaces, ", ")));
+    if (config_.control.enabled) {
+      control_ = std::make_unique<control::Service>(io_, *this, metrics_);
+      if (auto started = control_->start(config_.control); !started) return started;
+      spdlog::info("control API on {}{}", config_.control.socket,
+                   config_.control.listen
+                       ? fmt::format(" and {}:{}", config_.control.listen->address.to_string(),
+                                     config_.control.listen->port)
+                       : std::string{});
+    }
+    if (config_.events.exec) {
+      exec_ = std::make_unique<control::EventExec>(io_, *config_.events.exec,
+                                                   control::EventExecLimits{}, &metrics_);
+      spdlog::info("lease events run {}", *config_.events.exec);
+    }
+    started_at_ = reloaded_at_ = clock_.now();
     wait_for_signal();
     wait_for_datagrams();
     // Leases that ended while we were down are reclaimed at once: their deadline has passed.
@@ -117,6 +151,7 @@ class Server {
         spdlog::warn("receive failed: {}", error.message());
         return;
       }
+      packets_received_ += count;
       for (std::size_t i = 0; i < count; ++i) {
         handle_datagram(socket_.datagram(i), socket_.payload(i));
       }
@@ -128,6 +163,7 @@ class Server {
 
   void handle_datagram(const Datagram& datagram, std::span<const std::uint8_t> bytes) {
     if (datagram.truncated) {
+      ++oversized_;
       malformed_log_.log(spdlog::level::warn, "dropped an oversized datagram from {}",
                          datagram.source.to_string());
       return;
@@ -176,16 +212,25 @@ class Server {
   void on_released(const durability::Release& release) {
     if (release.reclaimed) {
       if (release.verdict != durability::Verdict::Send) return;  // logged by the pipeline
-      for (const lease::Lease& record : release.records) log_reclaimed(record);
+      for (const lease::Lease& record : release.records) {
+        log_reclaimed(record);
+        publish({engine::EventKind::Expire, record.address, "expired"}, record);
+      }
       return;
     }
     const Requester requester{release.origin.hardware, release.origin.client_id,
                               release.origin.giaddr};
+    if (release.origin.change_id != 0) return answer_change(release);
     switch (release.verdict) {
       case durability::Verdict::Send:
         log_lease_event(release.event, requester, lease_time_of(release.records),
                         link_name(release.origin.ingress_index));
-        if (release.reply != nullptr) send_reply(*release.reply, release.origin.ingress_index);
+        if (release.reply != nullptr) {
+          send_reply(*release.reply, release.origin.ingress_index);
+          metrics_.request_to_ack_seconds.observe(std::chrono::duration<double>(
+              std::chrono::steady_clock::now() - release.origin.received).count());
+        }
+        for (const lease::Lease& record : release.records) publish(release.event, record);
         return;
       case durability::Verdict::StaleToken:
         spdlog::warn("{} {} for {} not sent: the store holds a newer holder (stale fencing token)",
@@ -324,7 +369,7 @@ class Server {
     signals_.async_wait([this](const boost::system::error_code& error, int signal) {
       if (error) return;
       switch (signal) {
-        case SIGHUP: reload(); break;
+        case SIGHUP: (void)reload(); break;
         case SIGUSR1: log_counters(); break;
         default:
           spdlog::info("received {}, draining", signal == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -335,25 +380,29 @@ class Server {
     });
   }
 
-  void reload() {
+  Expected<void, std::string> reload() override {
     auto loaded = config::load_file(options_.config_path);
     if (!loaded) {
       spdlog::error("reload of {} rejected; the running configuration stays:",
                     options_.config_path);
       for (const auto& error : loaded.error()) spdlog::error("  {}", error.to_string());
-      return;
+      return unexpected("reload rejected; the running configuration stays:\n" +
+                        config::format_errors(loaded.error()));
     }
     config::Config config = std::move(loaded.value());
     apply_overrides(config, options_);
     if (config.server.listen.address != config_.server.listen.address ||
         config.server.listen.port != config_.server.listen.port ||
         config.server.interfaces != config_.server.interfaces ||
-        config.store.path != config_.store.path) {
+        config.store.path != config_.store.path || !same_control(config.control, config_.control) ||
+        config.events.exec != config_.events.exec) {
       spdlog::warn(
-          "reload: changes to server.listen, server.interfaces and store take effect "
-          "only after a restart");
+          "reload: changes to server.listen, server.interfaces, store, control and events take "
+          "effect only after a restart");
       config.server = config_.server;
       config.store = config_.store;
+      config.control = config_.control;
+      config.events = config_.events;
     }
     engine_.reconfigure(config);
     config_ = std::move(config);
@@ -367,10 +416,13 @@ class Server {
     expiry_timer_.cancel();
     rearm_expiry_timer();
     spdlog::info("reloaded {}: {} subnets", options_.config_path, config_.subnets.size());
+    reloaded_at_ = clock_.now();
+    return {};
   }
 
   void drain() {
     draining_ = true;
+    if (control_) control_->stop();
     expiry_timer_.cancel();
     socket_.socket().cancel();
     signals_.cancel();
@@ -413,6 +465,72 @@ class Server {
         engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
         no_route_.drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
         commits.store_failures, commits.replies_dropped_store_down);
+  }
+
+  // ---- the control API's seam (control/daemon.hpp) ----------------------------------------
+  const config::Config& config() const override { return config_; }
+  const std::string& config_path() const override { return options_.config_path; }
+  engine::Engine& engine() override { return engine_; }
+  TimePoint now() const override { return clock_.now(); }
+  TimePoint started_at() const override { return started_at_; }
+  TimePoint reloaded_at() const override { return reloaded_at_; }
+
+  control::DaemonCounters counters() const override {
+    const durability::Counters& commits = pipeline_.counters();
+    const durability::Machine& machine = pipeline_.machine();
+    const store::CommitQueueCounters queue = queue_.counters();
+    return {packets_received_, malformed_, unroutable_, oversized_, queue.commits,
+            commits.records_written, commits.stale_refusals, commits.store_failures,
+            commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
+  }
+
+  // An operator's change: proposed to the durability machine like an ACK's records, and
+  // answered when its release comes back (answer_change).
+  void commit(engine::Outcome change,
+              std::function<void(Expected<void, std::string>)> done) override {
+    if (change.mutations.empty()) {
+      boost::asio::post(io_, [done = std::move(done)] { done({}); });
+      return;
+    }
+    const std::uint64_t change_id = next_change_id_++;
+    durability::Origin origin;
+    origin.change_id = change_id;
+    change.reply.reset();
+    const bool held = pipeline_.propose(change, origin);
+    LANDLORD_ASSERT(held);  // it has mutations: the machine holds it until they are answered
+    changes_.emplace(change_id, std::move(done));
+    pipeline_.drive();
+    rearm_expiry_timer();
+  }
+
+  void answer_change(const durability::Release& release) {
+    const auto found = changes_.find(release.origin.change_id);
+    LANDLORD_ASSERT(found != changes_.end());
+    auto done = std::move(found->second);
+    changes_.erase(found);
+    if (release.verdict == durability::Verdict::StaleToken) {
+      return done(unexpected(std::string{"the store holds a newer holder (stale fencing token)"}));
+    }
+    if (release.verdict == durability::Verdict::Unavailable) {
+      return done(unexpected(std::string{
+          "the lease store is not accepting writes: the change is kept and written when it recovers"}));
+    }
+    for (const lease::Lease& record : release.records) {
+      spdlog::info("{} {} ({} {})", release.event.kind == engine::EventKind::Expire ? "expire" : "admin",
+                   record.address.to_string(), release.event.reason, lease::to_string(record.state));
+      publish(release.event, record);
+    }
+    done({});
+  }
+
+  bool wants_events() const { return exec_ || (control_ && control_->wants_events()); }
+
+  // A durable lease event: to /events readers and events.exec.
+  void publish(const engine::Event& event, const lease::Lease& record) {
+    if (!wants_events()) return;
+    const control::LeaseEvent lease_event{event.kind, event.reason, record, clock_.now()};
+    if (control_) control_->publish(lease_event);
+    if (exec_) exec_->publish(lease_event);
   }
 
   // ---- links ----------------------------------------------------------------------------
@@ -483,8 +601,15 @@ class Server {
   std::chrono::steady_clock::time_point drain_started_{};
   bool draining_ = false;
   bool flush_posted_ = false;
-  std::uint64_t malformed_ = 0, unroutable_ = 0;
+  std::uint64_t malformed_ = 0, unroutable_ = 0, oversized_ = 0, packets_received_ = 0;
   NoRouteReport no_route_;
+  control::Metrics& metrics_;
+  std::unique_ptr<control::Service> control_;  // the control API, when configured
+  std::unique_ptr<control::EventExec> exec_;   // events.exec, when configured
+  TimePoint started_at_{}, reloaded_at_{};
+  // Operators' changes waiting for their records to be durable, by change_id.
+  std::uint64_t next_change_id_ = 1;
+  std::unordered_map<std::uint64_t, std::function<void(Expected<void, std::string>)>> changes_;
   RateLimitedLog malformed_log_, unroutable_log_, no_route_log_, store_down_log_, arp_log_,
       send_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
@@ -496,6 +621,7 @@ class Server {
 
 int run(config::Config config, const ServerOptions& options) {
   apply_overrides(config, options);
+  control::Metrics metrics;  // first: the store's worker and the control API's handlers use it
   // The port first: a second server for the same port stops here, before it touches any store.
   boost::asio::io_context io;
   auto socket = PacketSocket::open(io, config.server.listen);
@@ -523,8 +649,13 @@ int run(config::Config config, const ServerOptions& options) {
   store::CommitQueueOptions queue_options;
   queue_options.batch_max = config.store.batch_max;
   queue_options.batch_wait = config.store.batch_wait;
-  store::CommitQueue queue{*lease_store, queue_options};  // owns the store from here on
-  Server server{io, std::move(config), options, engine, queue, std::move(socket.value())};
+
+  const auto observe = [&metrics](std::size_t records, std::chrono::nanoseconds took) {
+    metrics.commit_batch_records.observe(static_cast<double>(records));
+    metrics.commit_seconds.observe(std::chrono::duration<double>(took).count());
+  };
+  store::CommitQueue queue{*lease_store, queue_options, observe};  // owns the store from here on
+  Server server{io, std::move(config), options, engine, queue, std::move(socket.value()), metrics};
   if (auto started = server.start(); !started) {
     spdlog::critical("{}", started.error());
     return 1;

@@ -10,8 +10,8 @@ std::size_t queue_cost(const std::vector<lease::Lease>& records) {
 }
 }  // namespace
 
-CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options)
-    : store_(store), options_(options), worker_([this] { run(); }) {
+CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options, CommitObserver observer)
+    : store_(store), options_(options), observer_(std::move(observer)), worker_([this] { run(); }) {
   LANDLORD_ASSERT(options_.batch_max > 0);
   LANDLORD_ASSERT(options_.capacity_records > 0);
 }
@@ -98,7 +98,9 @@ void CommitQueue::commit_batch(std::vector<Submission>& batch, std::size_t recor
   for (auto& submission : batch) {
     std::move(submission.records.begin(), submission.records.end(), std::back_inserter(records));
   }
+  const auto started = std::chrono::steady_clock::now();
   auto committed = store_.commit(records);
+  if (committed && observer_) observer_(record_count, std::chrono::steady_clock::now() - started);
   last_batch_records_.store(record_count, std::memory_order_relaxed);
   if (!committed) {
     errors_.fetch_add(1, std::memory_order_relaxed);

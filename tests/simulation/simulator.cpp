@@ -323,7 +323,7 @@ void Simulator::serve(const Datagram& datagram) {
     outcome.reply.reset();
   }
   const durability::Origin origin{message->hardware_address(), message->client_id(),
-                                  message->giaddr, ingress.interface_index};
+                                  message->giaddr, ingress.interface_index, {}, 0};
   if (!machine_->propose(outcome, origin) && outcome.reply) send_reply(*outcome.reply);
   drive();
 }

@@ -22,6 +22,7 @@ class Ipv4 {
   constexpr std::uint32_t to_uint() const { return value_; }
   constexpr bool is_zero() const { return value_ == 0; }
   constexpr bool is_broadcast() const { return value_ == 0xffffffffu; }
+  constexpr bool is_loopback() const { return (value_ >> 24) == 127; }  // 127.0.0.0/8
   std::string to_string() const;
 
   constexpr auto operator<=>(const Ipv4&) const = default;

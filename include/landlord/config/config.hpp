@@ -93,8 +93,17 @@ struct StoreSection {
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
 };
 
+// The operators' interface (control API, /metrics, /events): on when the section is present.
 struct ControlSection {
-  std::optional<Endpoint> listen;  // HTTP/JSON + /metrics; off when absent
+  bool enabled = false;
+  std::string socket = "/run/landlord/control.sock";  // UNIX socket, mode 0660
+  std::optional<Endpoint> listen;                     // optional TCP listener
+  std::optional<std::string> token_file;              // bearer token TCP requests must carry
+};
+
+// A program run for each lease event (dnsmasq --dhcp-script style); none when absent.
+struct EventsSection {
+  std::optional<std::string> exec;
 };
 
 struct LogSection {
@@ -108,6 +117,7 @@ struct Config {
   LeaseTimes lease;    // the global defaults, as written
   std::vector<Subnet> subnets;
   ControlSection control;
+  EventsSection events;
   LogSection log;
 };
 

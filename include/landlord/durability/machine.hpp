@@ -18,6 +18,7 @@
 //   next_retry() when to call ready() again for a retry: the caller's timer.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -45,6 +46,10 @@ struct Origin {
   ClientId client_id;
   Ipv4 giaddr;
   std::uint32_t ingress_index = 0;
+  // The caller's own, carried back untouched: when the request arrived (for its latency
+  // figures) and which operator's change this is (0: none).
+  std::chrono::steady_clock::time_point received{};
+  std::uint64_t change_id = 0;
 };
 
 enum class Verdict : std::uint8_t {

@@ -5,9 +5,11 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "landlord/base/expected.hpp"
 #include "landlord/base/ipv4.hpp"
 #include "landlord/base/time.hpp"
 #include "landlord/config/config.hpp"
@@ -52,6 +54,7 @@ struct Reply {
 
 enum class EventKind : std::uint8_t {
   Offer, Grant, Renew, Rebind, Release, Decline, Expire, Nak, Inform, Ignore,
+  Admin,  // an operator's change through the control API
 };
 std::string_view to_string(EventKind kind);
 
@@ -76,6 +79,24 @@ struct PoolUsage {
   std::uint64_t free_clean = 0;     // never used, or nobody's any more
   std::uint64_t free_affinity = 0;  // free, but remembered as an expired or released client's
 };
+
+// An operator's lease (control API: lease4-add, lease4-update).
+struct AdminLease {
+  Ipv4 address;
+  HardwareAddress hardware;             // one of hardware and client_id names the client
+  ClientId client_id;
+  std::string hostname;
+  std::uint32_t subnet_id = 0;          // 0: the subnet that contains `address`
+  std::optional<Duration> lease_time;   // default: the subnet's; T1/T2 scale with it
+};
+
+// Why an operator's change was refused; nothing changed.
+struct AdminRefusal {
+  enum class Kind : std::uint8_t { Invalid, NotFound, Conflict };
+  Kind kind = Kind::Invalid;
+  std::string reason;
+};
+using AdminResult = Expected<Outcome, AdminRefusal>;  // an Outcome without a reply
 
 struct Counters {
   std::uint64_t discovers = 0, offers = 0, requests = 0, grants = 0, renewals = 0, rebinds = 0,
@@ -128,6 +149,15 @@ class Engine {
 
   // SIGHUP: new pools and options; leases are kept (one outside every new pool stays until it ends).
   void reconfigure(const config::Config& config);
+
+  // Operators' changes, held to the invariants a DHCP request is: the address in a pool of its
+  // subnet (or reserved for this client), not held by another client, one lease per client
+  // per subnet; fencing tokens as for a grant. The mutations must be committed like an ACK's.
+  // `update`: the client must already have a record for the address (lease4-update).
+  AdminResult admin_grant(const AdminLease& lease, bool update, TimePoint now);
+  // Ends the bound lease on `address` now (the record stays, Released, so the client's next
+  // renewal is NAKed), or ends a decline hold (the address is nobody's again).
+  AdminResult admin_revoke(Ipv4 address, TimePoint now);
 
   // Read side (control API, tests, recovery checks): copies, built from the compact table.
   std::optional<lease::Lease> find(Ipv4 address) const;

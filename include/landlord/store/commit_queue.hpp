@@ -30,6 +30,10 @@ struct CommitQueueOptions {
   std::size_t capacity_records = 16384;  // queued and not yet committed; submit() refuses beyond
 };
 
+// Called on the worker thread after each successful transaction with its record count and how
+// long the store took (for /metrics). Must be cheap and thread-safe.
+using CommitObserver = std::function<void(std::size_t records, std::chrono::nanoseconds took)>;
+
 struct CommitQueueCounters {
   std::uint64_t submissions = 0;         // accepted by submit()
   std::uint64_t rejected = 0;            // refused by submit(): queue full or shut down
@@ -49,7 +53,7 @@ class CommitQueue {
   using Completion = std::function<void(Result)>;
 
   // The queue uses `store` exclusively from its worker thread until shutdown() returns.
-  CommitQueue(LeaseStore& store, CommitQueueOptions options);
+  CommitQueue(LeaseStore& store, CommitQueueOptions options, CommitObserver observer = {});
   ~CommitQueue();  // shutdown()
   CommitQueue(const CommitQueue&) = delete;
   CommitQueue& operator=(const CommitQueue&) = delete;
@@ -74,6 +78,7 @@ class CommitQueue {
 
   LeaseStore& store_;
   const CommitQueueOptions options_;
+  const CommitObserver observer_;
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;

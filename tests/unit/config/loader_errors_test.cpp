@@ -284,6 +284,39 @@ TEST(ConfigErrorsAtPlaces, LineAndColumnAreOneBased) {
   EXPECT_NE(error.message.find("'198.18.0.0/33' is not a subnet"), std::string::npos) << error.message;
 }
 
+TEST(ConfigErrorsAtPlaces, ControlRefusesTcpOffLoopbackWithoutAToken) {
+  const auto loaded = load_string(R"(subnets: [{subnet: 198.18.0.0/24}]
+control:
+  listen: 0.0.0.0:80
+  socket: relative.sock
+  token-file: ""
+  frobnicate: 1
+)", "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(format_errors(loaded.error()),
+            "t.yaml:3:11: 'listen' 0.0.0.0 is not a loopback address: set 'token-file' so that "
+            "requests must carry its bearer token\n"
+            "t.yaml:4:11: 'socket' must be an absolute path\n"
+            "t.yaml:5:15: 'token-file' must be an absolute path\n"
+            "t.yaml:6:3: unknown key 'frobnicate' in 'control'; valid keys: socket, listen, token-file\n");
+}
+
+TEST(ConfigErrorsAtPlaces, EventsExecMustBeAnAbsolutePath) {
+  const auto loaded = load_string("subnets: [{subnet: 198.18.0.0/24}]\nevents: {exec: on-lease.sh}\n", "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(format_errors(loaded.error()), "t.yaml:2:16: 'exec' must be an absolute path\n");
+  const auto good = load_string("subnets: [{subnet: 198.18.0.0/24}]\nevents: {exec: /usr/local/bin/on-lease}\n", "t.yaml");
+  ASSERT_TRUE(good.has_value());
+  EXPECT_EQ(good->events.exec, "/usr/local/bin/on-lease");
+}
+
+TEST(ConfigErrorsAtPlaces, ControlAcceptsTcpOffLoopbackWithAToken) {
+  const auto loaded = load_string(
+      "subnets: [{subnet: 198.18.0.0/24}]\ncontrol: {listen: 198.18.0.1, token-file: /etc/t}\n",
+      "t.yaml");
+  EXPECT_TRUE(loaded.has_value()) << format_errors(loaded.error());
+}
+
 TEST(ConfigErrorsAtPlaces, AnEmptyValuePointsAtItsKey) {
   const auto loaded = load_string("subnets:\n  - subnet:\n    pools: []\n", "t.yaml");
   ASSERT_FALSE(loaded.has_value());
@@ -296,7 +329,7 @@ TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error()[0].to_string(),
             "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, "
-            "subnets, control, log");
+            "subnets, control, events, log");
 }
 
 TEST(ConfigErrorsAtPlaces, AGlobalTimerConflictIsReportedOnceNotPerSubnet) {

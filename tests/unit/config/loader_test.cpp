@@ -44,6 +44,7 @@ TEST(Loader, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(config.lease.rebind_duration(), 52min + 30s);
   EXPECT_EQ(config.lease.offer_hold, 30s);
   EXPECT_EQ(config.lease.decline_hold, 10min);
+  EXPECT_FALSE(config.control.enabled);
   EXPECT_FALSE(config.control.listen.has_value());
   EXPECT_EQ(config.log.level, "info");
   ASSERT_EQ(config.subnets.size(), 1u);
@@ -91,6 +92,9 @@ log: {level: debug}
   ASSERT_TRUE(config.control.listen.has_value());
   EXPECT_EQ(config.control.listen->address, Ipv4(127, 0, 0, 1));
   EXPECT_EQ(config.control.listen->port, 8067);
+  EXPECT_TRUE(config.control.enabled);
+  EXPECT_EQ(config.control.socket, "/run/landlord/control.sock");
+  EXPECT_FALSE(config.control.token_file.has_value());
   EXPECT_EQ(config.log.level, "debug");
 
   ASSERT_EQ(config.subnets.size(), 2u);
@@ -331,6 +335,28 @@ TEST(Loader, FormatErrorsPrintsOneLinePerError) {
   const std::vector<ConfigError> errors = {{"a.yaml", 3, 5, "first"}, {"a.yaml", 10, 1, "second"}};
   EXPECT_EQ(format_errors(errors), "a.yaml:3:5: first\na.yaml:10:1: second\n");
   EXPECT_EQ(format_errors({}), "");
+}
+
+TEST(Loader, ControlTakesASocketAndATcpListenerWithAToken) {
+  const Config config = load_ok(R"(subnets: [{subnet: 198.18.0.0/24}]
+control:
+  socket: /tmp/landlord-test.sock
+  listen: 198.18.0.1:9000
+  token-file: /etc/landlord/token
+)");
+  EXPECT_TRUE(config.control.enabled);
+  EXPECT_EQ(config.control.socket, "/tmp/landlord-test.sock");
+  ASSERT_TRUE(config.control.listen.has_value());
+  EXPECT_EQ(config.control.listen->address, Ipv4(198, 18, 0, 1));
+  EXPECT_EQ(config.control.listen->port, 9000);
+  EXPECT_EQ(config.control.token_file, "/etc/landlord/token");
+}
+
+TEST(Loader, AnEmptyControlSectionTurnsTheSocketOn) {
+  const Config config = load_ok("subnets: [{subnet: 198.18.0.0/24}]\ncontrol: {}\n");
+  EXPECT_TRUE(config.control.enabled);
+  EXPECT_EQ(config.control.socket, "/run/landlord/control.sock");
+  EXPECT_FALSE(config.control.listen.has_value());
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+#pragma once
+// What the control API asks of the running daemon: the one seam between control/ and server/.
+// The server implements it; the command handlers (commands.hpp) and tests use it.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "landlord/base/expected.hpp"
+#include "landlord/base/time.hpp"
+#include "landlord/config/config.hpp"
+#include "landlord/engine/engine.hpp"
+#include "landlord/lease/lease.hpp"
+
+namespace landlord::control {
+
+// The daemon's own counters, beside the engine's (engine::Counters).
+struct DaemonCounters {
+  std::uint64_t packets_received = 0;  // datagrams read from the socket
+  std::uint64_t malformed = 0;         // dropped: not a DHCP message
+  std::uint64_t unroutable = 0;        // replies dropped: no way to reach the client
+  std::uint64_t oversized = 0;         // dropped: larger than the receive buffer
+  std::uint64_t commits = 0;           // store transactions (fsyncs)
+  std::uint64_t records_written = 0;
+  std::uint64_t stale_refusals = 0;    // writes the store refused for a stale fencing token
+  std::uint64_t store_failures = 0;    // failed transactions
+  std::uint64_t replies_dropped_store_down = 0;
+  std::uint64_t commit_backlog = 0;    // records waiting for a failing store
+  bool store_healthy = true;
+};
+
+class Daemon {
+ public:
+  virtual ~Daemon() = default;
+
+  virtual const config::Config& config() const = 0;
+  virtual const std::string& config_path() const = 0;
+  virtual engine::Engine& engine() = 0;
+  virtual TimePoint now() const = 0;
+  virtual DaemonCounters counters() const = 0;
+  virtual TimePoint started_at() const = 0;
+  virtual TimePoint reloaded_at() const = 0;
+
+  // Commits a change the engine already made (an admin change, a reclaim) like an ACK's records:
+  // `done` runs on the event loop once durable (success), or with why not. On success the
+  // daemon publishes the outcome's event (one per record for a reclaim) and re-arms its expiry
+  // timer.
+  virtual void commit(engine::Outcome change, std::function<void(Expected<void, std::string>)> done) = 0;
+
+  // SIGHUP's reload: the file re-read and checked; on error the running config stays.
+  virtual Expected<void, std::string> reload() = 0;
+};
+
+}  // namespace landlord::control

@@ -1,0 +1,56 @@
+#include "lease_json.hpp"
+
+namespace landlord::control {
+namespace {
+
+std::int64_t seconds(Duration duration) {
+  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
+}
+
+std::string_view phase_name(lease::Phase phase) {
+  switch (phase) {
+    case lease::Phase::Bound: return "bound";
+    case lease::Phase::PastT1: return "past-t1";
+    case lease::Phase::PastT2: return "past-t2";
+    case lease::Phase::Expired: return "expired";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+int kea_state(lease::LeaseState state) {
+  switch (state) {
+    case lease::LeaseState::Offered:
+    case lease::LeaseState::Bound: return 0;
+    case lease::LeaseState::Declined: return 1;
+    case lease::LeaseState::Released:
+    case lease::LeaseState::Expired: return 2;
+  }
+  return 0;
+}
+
+nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
+  nlohmann::json json{
+      {"ip-address", lease.address.to_string()},
+      {"hw-address", lease.hardware.to_string()},
+      {"client-id", lease.client_id.to_string()},
+      {"hostname", lease.hostname},
+      {"subnet-id", lease.subnet_id},
+      {"valid-lft", seconds(lease.lease_time)},
+      {"cltt", unix_seconds(lease.granted_at)},
+      {"state", kea_state(lease.state)},
+      {"fqdn-fwd", false},
+      {"fqdn-rev", false},
+      // landlord's own: its state names, the phase of a bound lease, T1/T2 and the token.
+      {"lease-state", lease::to_string(lease.state)},
+      {"expire", unix_seconds(lease.expires_at())},
+      {"renew-time", seconds(lease.renew_time)},
+      {"rebind-time", seconds(lease.rebind_time)},
+      {"fencing-token", lease.fencing_token},
+  };
+  if (lease.state == lease::LeaseState::Bound) json["phase"] = phase_name(lease.phase(now));
+  return json;
+}
+
+}  // namespace landlord::control

@@ -1,0 +1,206 @@
+#include "landlord/control/metrics.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace landlord::control {
+
+Histogram::Histogram(std::vector<double> bounds)
+    : bounds_(std::move(bounds)),
+      buckets_(std::make_unique<std::atomic<std::uint64_t>[]>(bounds_.size() + 1)) {}
+
+void Histogram::observe(double value) {
+  const auto bucket = static_cast<std::size_t>(
+      std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
+  buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
+  sum_.fetch_add(value, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+}
+
+Histogram::Snapshot Histogram::snapshot() const {
+  Snapshot snapshot{bounds_, {}, sum_.load(std::memory_order_relaxed), 0};
+  std::uint64_t running = 0;
+  for (std::size_t i = 0; i <= bounds_.size(); ++i) {
+    running += buckets_[i].load(std::memory_order_relaxed);
+    snapshot.cumulative.push_back(running);
+  }
+  snapshot.count = running;  // +Inf, consistent with the buckets even while others observe
+  return snapshot;
+}
+
+namespace {
+
+class Writer {
+ public:
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    fmt::format_to(std::back_inserter(text_), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  }
+  void sample(std::string_view name, std::string_view labels, double value) {
+    if (labels.empty()) {
+      fmt::format_to(std::back_inserter(text_), "{} {}\n", name, value);
+    } else {
+      fmt::format_to(std::back_inserter(text_), "{}{{{}}} {}\n", name, labels, value);
+    }
+  }
+  void single(std::string_view name, std::string_view type, std::string_view help, double value) {
+    family(name, type, help);
+    sample(name, "", value);
+  }
+  void histogram(std::string_view name, std::string_view help, const Histogram& histogram) {
+    family(name, "histogram", help);
+    const auto snapshot = histogram.snapshot();
+    for (std::size_t i = 0; i < snapshot.bounds.size(); ++i) {
+      sample(fmt::format("{}_bucket", name), fmt::format("le=\"{}\"", snapshot.bounds[i]),
+             static_cast<double>(snapshot.cumulative[i]));
+    }
+    sample(fmt::format("{}_bucket", name), "le=\"+Inf\"", static_cast<double>(snapshot.count));
+    sample(fmt::format("{}_sum", name), "", snapshot.sum);
+    sample(fmt::format("{}_count", name), "", static_cast<double>(snapshot.count));
+  }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+struct SubnetLeases {
+  std::uint64_t offered = 0, bound = 0, past_t1 = 0, past_t2 = 0, declined = 0, released = 0,
+                expired = 0;
+};
+
+}  // namespace
+
+std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport) {
+  Writer out;
+  const engine::Counters& engine = daemon.engine().counters();
+  const DaemonCounters counters = daemon.counters();
+
+  out.family("landlord_messages_received_total", "counter", "DHCP messages handled, by type.");
+  const std::pair<std::string_view, std::uint64_t> received[] = {
+      {"discover", engine.discovers}, {"request", engine.requests}, {"decline", engine.declines},
+      {"release", engine.releases}, {"inform", engine.informs}};
+  for (const auto& [type, value] : received) {
+    out.sample("landlord_messages_received_total", fmt::format("type=\"{}\"", type), static_cast<double>(value));
+  }
+  out.family("landlord_messages_sent_total", "counter", "DHCP replies decided, by type.");
+  const std::pair<std::string_view, std::uint64_t> sent[] = {
+      {"offer", engine.offers},
+      {"ack", engine.grants + engine.renewals + engine.rebinds + engine.informs},
+      {"nak", engine.naks}};
+  for (const auto& [type, value] : sent) {
+    out.sample("landlord_messages_sent_total", fmt::format("type=\"{}\"", type), static_cast<double>(value));
+  }
+  out.family("landlord_lease_events_total", "counter", "Lease events, by kind.");
+  const std::pair<std::string_view, std::uint64_t> events[] = {
+      {"grant", engine.grants}, {"renew", engine.renewals}, {"rebind", engine.rebinds},
+      {"release", engine.releases}, {"decline", engine.declines}, {"expire", engine.expirations},
+      {"nak", engine.naks}};
+  for (const auto& [kind, value] : events) {
+    out.sample("landlord_lease_events_total", fmt::format("event=\"{}\"", kind), static_cast<double>(value));
+  }
+  out.single("landlord_packets_received_total", "counter", "Datagrams read from the DHCP socket.",
+             static_cast<double>(counters.packets_received));
+  out.family("landlord_packets_dropped_total", "counter", "Packets dropped, by reason.");
+  const std::pair<std::string_view, std::uint64_t> dropped[] = {
+      {"malformed", counters.malformed}, {"oversized", counters.oversized},
+      {"ignored", engine.ignored}, {"unroutable", counters.unroutable},
+      {"store_down", counters.replies_dropped_store_down}};
+  for (const auto& [reason, value] : dropped) {
+    out.sample("landlord_packets_dropped_total", fmt::format("reason=\"{}\"", reason), static_cast<double>(value));
+  }
+  out.single("landlord_pool_exhausted_total", "counter", "DISCOVERs with no free address.",
+             static_cast<double>(engine.pool_exhausted));
+
+  // Per subnet: the allocator's classes and the lease table's states and phases.
+  const TimePoint now = daemon.now();
+  std::map<std::uint32_t, SubnetLeases> leases;
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    SubnetLeases& entry = leases[lease.subnet_id];
+    switch (lease.state) {
+      case lease::LeaseState::Offered: ++entry.offered; break;
+      case lease::LeaseState::Declined: ++entry.declined; break;
+      case lease::LeaseState::Released: ++entry.released; break;
+      case lease::LeaseState::Expired: ++entry.expired; break;
+      case lease::LeaseState::Bound: {
+        ++entry.bound;
+        const auto phase = lease.phase(now);
+        if (phase == lease::Phase::PastT1) ++entry.past_t1;
+        if (phase == lease::Phase::PastT2 || phase == lease::Phase::Expired) ++entry.past_t2;
+        break;
+      }
+    }
+  });
+  const auto& subnets = daemon.config().subnets;
+  const auto label = [&](std::uint32_t id) {
+    const std::string cidr = id >= 1 && id <= subnets.size() ? subnets[id - 1].subnet.to_string() : "?";
+    return fmt::format("subnet_id=\"{}\",subnet=\"{}\"", id, cidr);
+  };
+  const auto usage = daemon.engine().pool_usage();
+  out.family("landlord_pool_addresses", "gauge", "Pool addresses of a subnet (reserved ones included).");
+  for (const auto& subnet : usage) out.sample("landlord_pool_addresses", label(subnet.subnet_id), static_cast<double>(subnet.total));
+  out.family("landlord_pool_free_addresses", "gauge", "Pool addresses free to allocate.");
+  for (const auto& subnet : usage) {
+    out.sample("landlord_pool_free_addresses", label(subnet.subnet_id),
+               static_cast<double>(subnet.free_clean + subnet.free_affinity));
+  }
+  const std::pair<std::string_view, std::uint64_t SubnetLeases::*> states[] = {
+      {"offered", &SubnetLeases::offered}, {"bound", &SubnetLeases::bound},
+      {"past_t1", &SubnetLeases::past_t1}, {"past_t2", &SubnetLeases::past_t2},
+      {"declined", &SubnetLeases::declined}, {"released", &SubnetLeases::released},
+      {"expired", &SubnetLeases::expired}};
+  out.family("landlord_leases", "gauge",
+             "Lease records of a subnet by state; past_t1 and past_t2 are bound leases in that phase.");
+  for (const auto& subnet : usage) {
+    const SubnetLeases& entry = leases[subnet.subnet_id];
+    for (const auto& [state, member] : states) {
+      out.sample("landlord_leases", label(subnet.subnet_id) + fmt::format(",state=\"{}\"", state),
+                 static_cast<double>(entry.*member));
+    }
+  }
+
+  out.single("landlord_store_healthy", "gauge", "1 while the lease store accepts writes.",
+             counters.store_healthy ? 1 : 0);
+  out.single("landlord_store_backlog_records", "gauge", "Records waiting for a failing store.",
+             static_cast<double>(counters.commit_backlog));
+  out.single("landlord_store_commits_total", "counter", "Store transactions (one fsync each).",
+             static_cast<double>(counters.commits));
+  out.single("landlord_store_records_written_total", "counter", "Lease records made durable.",
+             static_cast<double>(counters.records_written));
+  out.single("landlord_store_failures_total", "counter", "Failed store transactions.",
+             static_cast<double>(counters.store_failures));
+  out.single("landlord_store_stale_refusals_total", "counter",
+             "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
+  out.histogram("landlord_request_to_ack_seconds",
+                "From a REQUEST's arrival to its ACK leaving, the commit included.",
+                metrics.request_to_ack_seconds);
+  out.histogram("landlord_commit_duration_seconds", "Time the store took for one transaction.",
+                metrics.commit_seconds);
+  out.histogram("landlord_commit_batch_records", "Lease records per store transaction.",
+                metrics.commit_batch_records);
+
+  out.single("landlord_control_requests_total", "counter", "Control API requests answered.",
+             static_cast<double>(metrics.control_requests.load()));
+  out.single("landlord_control_rejected_total", "counter",
+             "Control connections refused or dropped: too many, too large, too slow, bad token.",
+             static_cast<double>(metrics.control_rejected.load()));
+  out.single("landlord_control_connections", "gauge", "Open control API connections.",
+             static_cast<double>(transport.connections_open));
+  out.single("landlord_event_streams", "gauge", "Open /events streams.",
+             static_cast<double>(transport.event_streams));
+  out.single("landlord_event_streams_dropped_total", "counter", "/events readers dropped for being too slow.",
+             static_cast<double>(transport.event_streams_dropped));
+  out.single("landlord_events_published_total", "counter", "Lease events published.",
+             static_cast<double>(metrics.events_published.load()));
+  out.single("landlord_event_hook_runs_total", "counter", "events.exec programs started.",
+             static_cast<double>(metrics.event_hook_runs.load()));
+  out.single("landlord_event_hook_failures_total", "counter",
+             "events.exec runs that failed: could not start, non-zero exit, killed at the timeout.",
+             static_cast<double>(metrics.event_hook_failures.load()));
+  out.single("landlord_event_hook_dropped_total", "counter", "Events not run: events.exec queue full.",
+             static_cast<double>(metrics.event_hook_dropped.load()));
+  return out.take();
+}
+
+}  // namespace landlord::control

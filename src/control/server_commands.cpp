@@ -1,0 +1,186 @@
+// status-get, config-get/-test/-reload, statistic-get-all, subnet4-list.
+#include <unistd.h>
+
+#include <array>
+#include <ctime>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "arguments.hpp"
+#include "handlers.hpp"
+#include "landlord/base/hex.hpp"
+#include "landlord/config/loader.hpp"
+#include "landlord/config/values.hpp"
+
+namespace landlord::control::handlers {
+namespace {
+
+std::int64_t seconds_between(TimePoint from, TimePoint to) {
+  return std::chrono::duration_cast<std::chrono::seconds>(to - from).count();
+}
+
+Json lease_times_json(const config::LeaseTimes& times) {
+  return {{"time", config::format_duration(times.time)},
+          {"renew", config::format_renewal_time(times.renew)},
+          {"rebind", config::format_renewal_time(times.rebind)},
+          {"offer-hold", config::format_duration(times.offer_hold)},
+          {"decline-hold", config::format_duration(times.decline_hold)}};
+}
+
+std::string endpoint_text(const config::Endpoint& endpoint) {
+  return endpoint.address.to_string() + ":" + std::to_string(endpoint.port);
+}
+
+Json subnet_json(const config::Subnet& subnet) {
+  Json pools = Json::array(), relays = Json::array(), options = Json::array(),
+       reservations = Json::array();
+  for (const auto& pool : subnet.pools) pools.push_back(pool.first.to_string() + "-" + pool.last.to_string());
+  for (const auto& relay : subnet.relays) relays.push_back(relay.to_string());
+  for (const auto& option : subnet.options) {
+    options.push_back({{"code", option.code}, {"hex", to_colon_hex(option.value)}});
+  }
+  for (const auto& reservation : subnet.reservations) {
+    Json entry{{"address", reservation.address.to_string()}, {"hostname", reservation.hostname}};
+    if (reservation.mac) entry["mac"] = reservation.mac->to_string();
+    if (reservation.client_id) entry["client-id"] = reservation.client_id->to_string();
+    reservations.push_back(std::move(entry));
+  }
+  return {{"id", subnet.id}, {"subnet", subnet.subnet.to_string()}, {"pools", pools},
+          {"relays", relays}, {"interfaces", subnet.interfaces}, {"options", options},
+          {"lease", lease_times_json(subnet.lease)}, {"reservations", reservations}};
+}
+
+Json config_json(const config::Config& config) {
+  Json subnets = Json::array();
+  for (const auto& subnet : config.subnets) subnets.push_back(subnet_json(subnet));
+  Json control{{"enabled", config.control.enabled}, {"socket", config.control.socket}};
+  if (config.control.listen) control["listen"] = endpoint_text(*config.control.listen);
+  if (config.control.token_file) control["token-file"] = *config.control.token_file;
+  Json server{{"interfaces", config.server.interfaces},
+              {"listen", endpoint_text(config.server.listen)},
+              {"authoritative", config.server.authoritative}};
+  if (config.server.server_id) server["server-id"] = config.server.server_id->to_string();
+  return {
+      {"server", server},
+      {"store",
+       {{"type", config.store.type == config::StoreSection::Type::Sqlite ? "sqlite" : "memory"},
+        {"path", config.store.path},
+        {"batch-max", config.store.batch_max},
+        {"batch-wait", config::format_duration(config.store.batch_wait)}}},
+      {"lease", lease_times_json(config.lease)},
+      {"subnets", subnets},
+      {"control", control},
+      {"log", {{"level", config.log.level}}},
+  };
+}
+
+// Kea's statistic timestamp: "2022-02-11 17:54:17.487569" (UTC here).
+std::string timestamp(TimePoint now) {
+  const std::time_t seconds = unix_seconds(now);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}", utc.tm_year + 1900, utc.tm_mon + 1,
+                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, (unix_ms(now) % 1000) * 1000);
+}
+
+}  // namespace
+
+void status_get(Daemon& daemon, const Json&, Reply reply) {
+  const TimePoint now = daemon.now();
+  const DaemonCounters counters = daemon.counters();
+  std::uint64_t records = 0;
+  daemon.engine().for_each_lease([&](const lease::Lease&) { ++records; });
+  reply(answer(kSuccess, "landlord is serving",
+               {{"pid", ::getpid()},
+                {"uptime", seconds_between(daemon.started_at(), now)},
+                {"reload", seconds_between(daemon.reloaded_at(), now)},
+                {"multi-threading-enabled", false},
+                {"sockets", {{"status", "ready"}}},
+                {"config-file", daemon.config_path()},
+                {"subnets", daemon.config().subnets.size()},
+                {"lease-records", records},
+                {"store", {{"type", daemon.config().store.type == config::StoreSection::Type::Sqlite ? "sqlite" : "memory"},
+                           {"healthy", counters.store_healthy},
+                           {"backlog", counters.commit_backlog}}}}));
+}
+
+void config_get(Daemon& daemon, const Json&, Reply reply) {
+  reply(answer(kSuccess, "configuration of " + daemon.config_path(),
+               {{"landlord", config_json(daemon.config())}}));
+}
+
+// landlord's configuration is YAML: the running file (no arguments), another file ("path") or
+// a text ("yaml"). Kea's {"Dhcp4": {...}} is refused with that explained.
+void config_test(Daemon& daemon, const Json& arguments, Reply reply) {
+  Arguments args{arguments};
+  const auto path = args.text("path");
+  const auto yaml = args.text("yaml");
+  if (args.failed()) return reply(answer(kError, args.error()));
+  if (arguments.is_object() && !arguments.empty() && !path && !yaml) {
+    return reply(answer(kError, "landlord's configuration is YAML: pass {\"path\": FILE}, "
+                                "{\"yaml\": TEXT} or no arguments (the running file)"));
+  }
+  const auto loaded = yaml ? config::load_string(*yaml, "arguments.yaml")
+                           : config::load_file(path.value_or(daemon.config_path()));
+  if (!loaded) return reply(answer(kError, config::format_errors(loaded.error())));
+  reply(answer(kSuccess, "Configuration seems sane: " + std::to_string(loaded->subnets.size()) + " subnets."));
+}
+
+void config_reload(Daemon& daemon, const Json&, Reply reply) {
+  const auto reloaded = daemon.reload();
+  if (!reloaded) return reply(answer(kError, reloaded.error()));
+  reply(answer(kSuccess, "Configuration successful."));
+}
+
+void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
+  const std::string stamp = timestamp(daemon.now());
+  const engine::Counters& engine = daemon.engine().counters();
+  const DaemonCounters counters = daemon.counters();
+  Json statistics = Json::object();
+  const auto set = [&](const std::string& name, std::uint64_t value) {
+    statistics[name] = Json::array({Json::array({value, stamp})});
+  };
+  set("pkt4-received", counters.packets_received);
+  set("pkt4-discover-received", engine.discovers);
+  set("pkt4-request-received", engine.requests);
+  set("pkt4-decline-received", engine.declines);
+  set("pkt4-release-received", engine.releases);
+  set("pkt4-inform-received", engine.informs);
+  set("pkt4-parse-failed", counters.malformed);
+  set("pkt4-receive-drop", counters.malformed + counters.oversized + engine.ignored);
+  set("pkt4-offer-sent", engine.offers);
+  set("pkt4-ack-sent", engine.grants + engine.renewals + engine.rebinds + engine.informs);
+  set("pkt4-nak-sent", engine.naks);
+  set("v4-allocation-fail", engine.pool_exhausted);
+  set("reclaimed-leases", engine.expirations);
+  std::map<std::uint32_t, std::array<std::uint64_t, 2>> per_subnet;  // assigned, declined
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    auto& entry = per_subnet[lease.subnet_id];
+    if (lease.state == lease::LeaseState::Bound) ++entry[0];
+    if (lease.state == lease::LeaseState::Declined) ++entry[1];
+  });
+  std::uint64_t declined = 0;
+  for (const auto& usage : daemon.engine().pool_usage()) {
+    const std::string prefix = "subnet[" + std::to_string(usage.subnet_id) + "].";
+    set(prefix + "total-addresses", usage.total);
+    set(prefix + "free-addresses", usage.free_clean + usage.free_affinity);
+    set(prefix + "assigned-addresses", per_subnet[usage.subnet_id][0]);
+    set(prefix + "declined-addresses", per_subnet[usage.subnet_id][1]);
+    declined += per_subnet[usage.subnet_id][1];
+  }
+  set("declined-addresses", declined);
+  reply(answer(kSuccess, std::to_string(statistics.size()) + " statistics", std::move(statistics)));
+}
+
+void subnet4_list(Daemon& daemon, const Json&, Reply reply) {
+  Json subnets = Json::array();
+  for (const auto& subnet : daemon.config().subnets) {
+    subnets.push_back({{"id", subnet.id}, {"subnet", subnet.subnet.to_string()}});
+  }
+  const auto count = subnets.size();
+  reply(answer(count == 0 ? kEmpty : kSuccess, std::to_string(count) + " IPv4 subnets found",
+               {{"subnets", std::move(subnets)}}));
+}
+
+}  // namespace landlord::control::handlers

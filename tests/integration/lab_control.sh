@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The control API against a running daemon with real clients in the namespace lab (20 s leases,
+# T1 10 s, T2 17 s), driven by landlordctl and curl:
+#  1. status over the UNIX socket; /metrics from the daemon passes `promtool check metrics`;
+#  2. a lease added by the API is what DHCP hands that client (dhclient gets 198.18.0.150);
+#  3. a lease granted by DHCP (udhcpc) is visible through the API with its MAC;
+#  4. `landlordctl watch` sees dhclient's grant, its renewal at T1 and, once unicast to the
+#     server is blackholed in the client's namespace, its rebind at T2, in that order;
+#  5. a revoked lease (landlordctl release) is NAKed at the client's next renewal;
+#     events.exec ran the hook with dnsmasq's add/old/del arguments for the same events;
+#  6. bad requests get clear errors (unknown command, bad JSON, wrong types, a 10 MB body) or
+#     are dropped (a request that never finishes, 1,000 idle connections), and DHCP keeps
+#     serving meanwhile: a new client's DORA is timed with and without the abuse.
+# Usage: lab_control.sh LANDLORD LANDLORDCTL   (exit 77 = skipped)
+set -euo pipefail
+source "$(dirname "$0")/lab_lib.sh"
+
+ctl() { "$LANDLORDCTL" --socket "$CONTROL_SOCKET" "$@"; }
+api() {  # BODY: the raw answer to one command over the socket
+  curl -sS --max-time 10 --unix-socket "$CONTROL_SOCKET" -H 'Content-Type: application/json' \
+    --data-binary "$1" http://landlord/
+}
+events_in_order() {  # ADDRESS EVENT...: the watch log has these events for ADDRESS, in order
+  local address="$1"
+  shift
+  local seen
+  seen="$(jq -r --arg a "$address" 'select(.["ip-address"] == $a) | .event' "$LAB_DIR/watch.log" | tr '\n' ' ')"
+  local pattern=".*"
+  for event in "$@"; do pattern+="$event .*"; done
+  [[ "$seen" =~ $pattern ]]
+}
+dora_seconds() {  # NS: time for udhcpc to get a lease (and quit), in seconds with decimals
+  local start end
+  start=$(date +%s.%N)
+  timeout 20 ip netns exec "$1" udhcpc -q -n -f -i ll-cli0 -t 4 -T 1 -s /bin/true >>"$LAB_DIR/timed.client.log" 2>&1 ||
+    fail "udhcpc got no lease in $1"
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
+}
+
+inside() {
+  # 1. Status and metrics.
+  wait_until 5 "the control socket" test -S "$CONTROL_SOCKET"
+  ctl status | tee "$LAB_DIR/status.txt"
+  grep -q "store sqlite: healthy" "$LAB_DIR/status.txt" || fail "status does not say the store is healthy"
+  [[ "$(stat -c %a "$CONTROL_SOCKET")" == 660 ]] || fail "control socket mode $(stat -c %a "$CONTROL_SOCKET"), want 660"
+  ctl --json watch >"$LAB_DIR/watch.log" 2>"$LAB_DIR/watch.err" &
+  echo $! >"$LAB_DIR/watch.clientpid"
+
+  # 2. API -> DHCP: the lease added for dhclient's MAC is the one it gets.
+  local mac
+  mac="$(link_mac "$LAB_NS_CLIENT")"
+  ctl add 198.18.0.150 "$mac" --hostname from-api
+  if ctl add 198.18.0.150 02:99:00:00:00:01 2>"$LAB_DIR/conflict.err"; then fail "a second client took 198.18.0.150"; fi
+  grep -q "landlordctl: 198.18.0.150 is held by another client (bound)" "$LAB_DIR/conflict.err" ||
+    fail "conflict not explained: $(cat "$LAB_DIR/conflict.err")"
+  if ctl add 198.18.0.20 02:99:00:00:00:01 2>/dev/null; then fail "an address outside every pool was leased"; fi
+  lease_state_is 198.18.0.150 bound || fail "the API's lease is not durable: $(lease_row 198.18.0.150)"
+  start_dhclient api "$LAB_NS_CLIENT"
+  wait_until 20 "dhclient to get its address" has_address "$LAB_NS_CLIENT"
+  [[ "$(client_address "$LAB_NS_CLIENT")" == 198.18.0.150 ]] ||
+    fail "dhclient got $(client_address "$LAB_NS_CLIENT"), not the API's 198.18.0.150"
+  note "API lease 198.18.0.150 honoured by DHCP"
+
+  # 3. DHCP -> API.
+  start_udhcpc revoked "$LAB_NS_CLIENT1"
+  wait_until 20 "udhcpc to get an address" has_address "$LAB_NS_CLIENT1"
+  local udhcpc_address
+  udhcpc_address="$(client_address "$LAB_NS_CLIENT1")"
+  [[ "$(ctl --json lease "$udhcpc_address" | jq -r '.["hw-address"]')" == "$(link_mac "$LAB_NS_CLIENT1")" ]] ||
+    fail "the API does not show udhcpc's lease on $udhcpc_address"
+  ctl leases | grep -q "^$udhcpc_address .*bound" || fail "landlordctl leases lacks $udhcpc_address"
+  ctl lease "$(link_mac "$LAB_NS_CLIENT1")" | grep -q "^$udhcpc_address " || fail "lookup by MAC failed"
+  note "DHCP lease $udhcpc_address visible through the API"
+
+  # 5. Revoke udhcpc's lease; its renewal at T1 is NAKed.
+  ctl release "$udhcpc_address"
+  wait_until 5 "the revoked row" lease_state_is "$udhcpc_address" released
+  wait_until 20 "the revoked lease's renewal to be NAKed" log_has "nak $udhcpc_address .*released or revoked"
+  note "revoked $udhcpc_address: renewal NAKed"
+
+  # 4. T1 renewal, then blackhole unicast to the server: the next extension is a T2 rebind.
+  wait_until 15 "dhclient's renewal at T1" events_in_order 198.18.0.150 admin grant renew
+  ip -n "$LAB_NS_CLIENT" route add blackhole 198.18.0.1/32
+  wait_until 25 "dhclient's rebind at T2" events_in_order 198.18.0.150 admin grant renew rebind
+  ip -n "$LAB_NS_CLIENT" route del blackhole 198.18.0.1/32
+  jq -c 'select(.["ip-address"] == "198.18.0.150") | [.event, .phase]' "$LAB_DIR/watch.log" | tr '\n' ' '
+  echo
+  note "watch saw admin, grant, renew (T1), rebind (T2) for 198.18.0.150 in order"
+  grep -q "^add $mac 198.18.0.150 admin$" "$HOOK_LOG" || fail "events.exec missed the API's add: $(cat "$HOOK_LOG")"
+  grep -q "^old $mac 198.18.0.150 rebind$" "$HOOK_LOG" || fail "events.exec missed the rebind: $(cat "$HOOK_LOG")"
+  grep -q "^del .* $udhcpc_address admin$" "$HOOK_LOG" || fail "events.exec missed the revoke: $(cat "$HOOK_LOG")"
+  note "events.exec ran for each event ($(wc -l <"$HOOK_LOG") runs)"
+
+  # 6. Bad requests, and DHCP while they happen.
+  local calm
+  calm="$(dora_seconds "$LAB_NS_CLIENT2")"
+  [[ "$(api '{"command": "frobnicate"}' | jq .result)" == 2 ]] || fail "unknown command not answered with 2"
+  [[ "$(api '{"command": ' | jq -r .text)" == "invalid JSON in the request body" ]] || fail "bad JSON"
+  api '{"command": "lease4-get", "arguments": {"ip-address": 5}}' | jq -r .text | grep -q "'ip-address' must be a string" ||
+    fail "wrong type not explained"
+  head -c 10000000 /dev/zero | tr '\0' ' ' >"$LAB_DIR/big.json"
+  local code
+  code="$(curl -s -o "$LAB_DIR/big.answer" -w '%{http_code}' --max-time 20 --unix-socket "$CONTROL_SOCKET" \
+    --data-binary @"$LAB_DIR/big.json" http://landlord/ || true)"
+  [[ "$code" == 413 || "$code" == 000 ]] || fail "a 10 MB body got HTTP $code"
+  note "10 MB body: HTTP $code $(cat "$LAB_DIR/big.answer" 2>/dev/null)"
+  # A request that never finishes, and 1,000 idle connections, on the TCP listener (loopback
+  # in the server's namespace); a new client's DORA while they are held.
+  ip netns exec "$LAB_NS_SERVER" bash -c '
+    exec 3<>/dev/tcp/127.0.0.1/8067
+    printf "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"comm" >&3
+    start=$SECONDS
+    cat <&3 >/dev/null
+    echo $((SECONDS - start)) >"'"$LAB_DIR"'/unfinished.seconds"' &
+  local unfinished=$!
+  sleep 0.5
+  ip netns exec "$LAB_NS_SERVER" bash -c '
+    ulimit -n 4096
+    opened=0
+    for i in $(seq 1000); do exec {fd}<>/dev/tcp/127.0.0.1/8067 && opened=$((opened + 1)); done
+    echo $opened >"'"$LAB_DIR"'/idle.opened"
+    sleep 12' &
+  local idle=$!
+  sleep 2
+  local abused
+  abused="$(dora_seconds "$LAB_NS_CLIENT2")"
+  wait "$unfinished" "$idle"
+  local unfinished_seconds
+  unfinished_seconds="$(cat "$LAB_DIR/unfinished.seconds")"
+  ((unfinished_seconds <= 12)) || fail "the unfinished request was kept ${unfinished_seconds}s"
+  kill -0 "$LAB_SERVER_PID" || fail "the server died"
+  ctl status >/dev/null || fail "the API does not answer after the abuse"
+  curl -sS --max-time 5 --unix-socket "$CONTROL_SOCKET" http://landlord/metrics >"$LAB_DIR/metrics.txt"
+  promtool check metrics <"$LAB_DIR/metrics.txt" || fail "promtool rejects /metrics"
+  grep -q '^landlord_control_rejected_total [1-9]' "$LAB_DIR/metrics.txt" || fail "rejected connections not counted"
+  grep -q '^landlord_lease_events_total{event="rebind"} [1-9]' "$LAB_DIR/metrics.txt" || fail "no rebind counted"
+  note "DORA: ${calm}s calm, ${abused}s with 1000 idle connections ($(cat "$LAB_DIR/idle.opened") opened) and an unfinished request (closed after ${unfinished_seconds}s)"
+  stop_client watch
+  echo "PASS: API<->DHCP leases, revoke -> NAK, watch T1/T2 order, bad requests, metrics"
+}
+
+if [[ "${1:-}" == inside ]]; then
+  inside
+else
+  command -v curl >/dev/null || skip "curl is not installed (tools/install-deps)"
+  command -v promtool >/dev/null || skip "promtool is not installed (tools/install-deps)"
+  command -v jq >/dev/null || skip "jq is not installed (tools/install-deps)"
+  export LANDLORDCTL="$2"
+  export CONTROL_SOCKET="/tmp/landlord-lab-control.$$.sock"
+  export HOOK_LOG="/tmp/landlord-lab-hook.$$.log"
+  hook="/tmp/landlord-lab-hook.$$.sh"
+  trap 'rm -f "$hook" "$HOOK_LOG"' EXIT
+  printf '#!/bin/sh\necho "$1 $2 $3 $LANDLORD_EVENT" >> %s\n' "$HOOK_LOG" >"$hook"
+  chmod +x "$hook"
+  export EXTRA_SUBNET_KEYS=""
+  config="$(lab_config)
+control:
+  socket: $CONTROL_SOCKET
+  listen: 127.0.0.1:8067
+events:
+  exec: $hook"
+  lab_main "$1" "$config" --clients 3
+fi

@@ -1,0 +1,171 @@
+// lease4-* and leases-reclaim: every change decided by the engine, committed, and then shown.
+#include <gtest/gtest.h>
+
+#include "fake_daemon.hpp"
+#include "landlord/wire/options.hpp"
+
+namespace landlord::control {
+namespace {
+
+using testing::FakeDaemon;
+using Json = nlohmann::json;
+
+std::string add(const std::string& address, const std::string& mac, const std::string& extra = "") {
+  return R"({"command": "lease4-add", "arguments": {"ip-address": ")" + address + R"(", "hw-address": ")" +
+         mac + "\"" + extra + "}}";
+}
+
+// A RENEWING client (unicast REQUEST with ciaddr) for the engine.
+engine::Outcome renew(FakeDaemon& daemon, Ipv4 address, std::uint8_t last_byte) {
+  wire::Message message;
+  message.xid = 7;
+  message.ciaddr = address;
+  message.chaddr = {0x02, 0, 0, 0, 0, last_byte};
+  message.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Request));
+  engine::Ingress ingress;
+  ingress.interface_address = Ipv4(198, 18, 0, 1);
+  ingress.source_address = address;
+  return daemon.engine().handle(message, ingress, daemon.now_);
+}
+
+TEST(LeaseCommands, AddIsDurableThenVisibleAndHonouredOnRenewal) {
+  FakeDaemon daemon;
+  const auto added = daemon.ask(add("198.18.0.150", "02:00:00:00:00:01", R"(, "hostname": "probe")"));
+  ASSERT_EQ(added["result"], kSuccess) << added;
+  EXPECT_EQ(added["text"], "Lease for address 198.18.0.150, subnet-id 1 added.");
+  ASSERT_EQ(daemon.durable.size(), 1u);
+  EXPECT_EQ(daemon.durable[0].state, lease::LeaseState::Bound);
+  EXPECT_EQ(daemon.durable[0].fencing_token, 1u);
+  EXPECT_EQ(daemon.events.at(0).kind, engine::EventKind::Admin);
+
+  const auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": "198.18.0.150"}})");
+  ASSERT_EQ(got["result"], kSuccess);
+  EXPECT_EQ(got["arguments"]["hw-address"], "02:00:00:00:00:01");
+  EXPECT_EQ(got["arguments"]["hostname"], "probe");
+  EXPECT_EQ(got["arguments"]["valid-lft"], 3600);
+  EXPECT_EQ(got["arguments"]["phase"], "bound");
+  const auto by_mac = daemon.ask(
+      R"({"command": "lease4-get", "arguments": {"identifier-type": "hw-address", "identifier": "02:00:00:00:00:01", "subnet-id": 1}})");
+  EXPECT_EQ(by_mac["arguments"]["ip-address"], "198.18.0.150");
+
+  const auto outcome = renew(daemon, Ipv4(198, 18, 0, 150), 1);
+  ASSERT_TRUE(outcome.reply.has_value());
+  EXPECT_EQ(outcome.reply->message.type(), wire::MessageType::Ack);
+}
+
+TEST(LeaseCommands, ChangesThatBreakAnInvariantAreRefused) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);
+  const auto taken = daemon.ask(add("198.18.0.150", "02:00:00:00:00:02"));
+  EXPECT_EQ(taken["result"], kError);
+  EXPECT_EQ(taken["text"], "198.18.0.150 is held by another client (bound)");
+  EXPECT_EQ(daemon.ask(add("198.18.0.50", "02:00:00:00:00:02"))["text"],
+            "198.18.0.50 is outside every pool of subnet 1 (198.18.0.0/24)");
+  EXPECT_EQ(daemon.ask(add("198.18.9.1", "02:00:00:00:00:02"))["text"], "198.18.9.1 is in no configured subnet");
+  EXPECT_EQ(daemon.ask(add("198.18.0.10", "02:00:00:00:00:02"))["text"], "198.18.0.10 is reserved for another client");
+  EXPECT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:01"))["text"],
+            "the client already holds 198.18.0.150 in subnet 1 (198.18.0.0/24)");
+  EXPECT_EQ(daemon.ask(add("198.18.0.160", "02:00:00:00:00:03", R"(, "subnet-id": 2)"))["text"],
+            "198.18.0.160 is in subnet 1 (198.18.0.0/24), not subnet 2");
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-add", "arguments": {"ip-address": "198.18.0.161"}})")["text"],
+            "a lease needs hw-address or client-id");
+  daemon.store_up = false;
+  const auto down = daemon.ask(add("198.18.0.170", "02:00:00:00:00:04"));
+  EXPECT_EQ(down["text"], "the lease store is not accepting writes; nothing was changed");
+  EXPECT_FALSE(daemon.engine().find(Ipv4(198, 18, 0, 170)).has_value());
+  EXPECT_EQ(daemon.durable.size(), 1u);
+}
+
+TEST(LeaseCommands, ReservedAddressGoesToItsOwnClient) {
+  FakeDaemon daemon;
+  EXPECT_EQ(daemon.ask(add("198.18.0.10", "02:00:00:00:00:10"))["result"], kSuccess);
+}
+
+TEST(LeaseCommands, UpdateNeedsALeaseUnlessForceCreate) {
+  FakeDaemon daemon;
+  const std::string update =
+      R"({"command": "lease4-update", "arguments": {"ip-address": "198.18.0.120", "hw-address": "02:00:00:00:00:05", "valid-lft": 600)";
+  EXPECT_EQ(daemon.ask(update + "}}")["result"], kEmpty);
+  const auto created = daemon.ask(update + R"(, "force-create": true}})");
+  ASSERT_EQ(created["result"], kSuccess) << created;
+  const auto updated = daemon.ask(update + "}}");
+  ASSERT_EQ(updated["result"], kSuccess) << updated;
+  EXPECT_EQ(updated["arguments"]["valid-lft"], 600);
+  EXPECT_EQ(updated["arguments"]["renew-time"], 300);
+  EXPECT_EQ(daemon.durable.back().fencing_token, 1u);  // same holder: the token stays
+}
+
+TEST(LeaseCommands, ARevokedLeaseIsNakedAtItsNextRenewal) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);
+  const auto deleted = daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": "198.18.0.150"}})");
+  ASSERT_EQ(deleted["result"], kSuccess) << deleted;
+  EXPECT_EQ(daemon.durable.back().state, lease::LeaseState::Released);
+  const auto outcome = renew(daemon, Ipv4(198, 18, 0, 150), 1);
+  ASSERT_TRUE(outcome.reply.has_value());
+  EXPECT_EQ(outcome.reply->message.type(), wire::MessageType::Nak);
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": "198.18.0.150"}})")["result"], kEmpty);
+  // Another client may now take it, with a new fencing token.
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:02"))["result"], kSuccess);
+  EXPECT_EQ(daemon.durable.back().fencing_token, 2u);
+}
+
+TEST(LeaseCommands, GetAllFiltersBySubnetAndStateAndPagesInAddressOrder) {
+  FakeDaemon daemon;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(daemon.ask(add("198.18.0." + std::to_string(140 - i), "02:00:00:00:01:0" + std::to_string(i)))["result"], kSuccess);
+  }
+  ASSERT_EQ(daemon.ask(add("198.18.2.10", "02:00:00:00:02:01"))["result"], kSuccess);
+  ASSERT_EQ(daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": "198.18.0.138"}})")["result"], kSuccess);
+
+  const auto all = daemon.ask(R"({"command": "lease4-get-all"})");
+  EXPECT_EQ(all["text"], "6 IPv4 lease(s) found.");
+  const auto subnet2 = daemon.ask(R"({"command": "lease4-get-all", "arguments": {"subnets": [2]}})");
+  EXPECT_EQ(subnet2["arguments"]["leases"].size(), 1u);
+  const auto released = daemon.ask(R"({"command": "lease4-get-all", "arguments": {"state": "released"}})");
+  ASSERT_EQ(released["arguments"]["leases"].size(), 1u);
+  EXPECT_EQ(released["arguments"]["leases"][0]["ip-address"], "198.18.0.138");
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-get-all", "arguments": {"subnets": [7]}})")["result"], kEmpty);
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-get-all", "arguments": {"state": "happy"}})")["result"], kError);
+
+  std::vector<std::string> paged;
+  std::string from = "start";
+  for (int page = 0; page < 10; ++page) {
+    const auto answer = daemon.ask(R"({"command": "lease4-get-page", "arguments": {"from": ")" + from + R"(", "limit": 4}})");
+    if (answer["result"] == kEmpty) break;
+    for (const auto& lease : answer["arguments"]["leases"]) paged.push_back(lease["ip-address"]);
+    from = paged.back();
+  }
+  EXPECT_EQ(paged, (std::vector<std::string>{"198.18.0.136", "198.18.0.137", "198.18.0.138", "198.18.0.139",
+                                             "198.18.0.140", "198.18.2.10"}));
+}
+
+TEST(LeaseCommands, WipeNeedsConfirmationThenRevokesTheSubnet) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);
+  ASSERT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:02"))["result"], kSuccess);
+  ASSERT_EQ(daemon.ask(add("198.18.2.11", "02:00:00:00:00:03"))["result"], kSuccess);
+  const auto unconfirmed = daemon.ask(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1}})");
+  EXPECT_EQ(unconfirmed["result"], kError);
+  EXPECT_EQ(unconfirmed["text"], "lease4-wipe revokes every lease of subnet 1: repeat with \"confirm\": true");
+  const auto wiped = daemon.ask(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1, "confirm": true}})");
+  EXPECT_EQ(wiped["arguments"]["deleted"], 2);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Released);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 2, 11))->state, lease::LeaseState::Bound);
+}
+
+TEST(LeaseCommands, ReclaimExpiresLeasesPastTheirEnd) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01", R"(, "valid-lft": 60)"))["result"], kSuccess);
+  EXPECT_EQ(daemon.ask(R"({"command": "leases-reclaim", "arguments": {"remove": true}})")["arguments"]["reclaimed"], 0);
+  daemon.now_ += std::chrono::seconds{61};
+  const auto reclaimed = daemon.ask(R"({"command": "leases-reclaim", "arguments": {"remove": false}})");
+  EXPECT_EQ(reclaimed["arguments"]["reclaimed"], 1);
+  EXPECT_EQ(daemon.durable.back().state, lease::LeaseState::Expired);
+  EXPECT_EQ(daemon.events.back().kind, engine::EventKind::Expire);
+  EXPECT_EQ(daemon.ask(R"({"command": "leases-reclaim", "arguments": {"remove": 1}})")["text"],
+            "'remove' must be true or false");
+}
+
+}  // namespace
+}  // namespace landlord::control

@@ -1,0 +1,258 @@
+// The Beast transport on a real UNIX socket and TCP port (loopback): routes, limits, tokens, the
+// event stream and its slow-reader drop.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include "fake_daemon.hpp"
+#include "landlord/control/client.hpp"
+#include "landlord/control/service.hpp"
+
+namespace landlord::control {
+namespace {
+
+namespace net = boost::asio;
+using Local = net::local::stream_protocol;
+using testing::FakeDaemon;
+
+std::string socket_path() { return "/tmp/landlord-control-test-" + std::to_string(::getpid()) + ".sock"; }
+
+std::uint16_t free_port() {
+  net::io_context io;
+  net::ip::tcp::acceptor acceptor{io, {net::ip::address_v4::loopback(), 0}};
+  return acceptor.local_endpoint().port();
+}
+
+// The service on its own event loop thread, as in the daemon.
+class Running {
+ public:
+  explicit Running(ServiceLimits limits = {}, config::ControlSection config = {}) {
+    config.enabled = true;
+    config.socket = socket_path();
+    service_ = std::make_unique<Service>(io_, daemon, metrics, limits);
+    const auto started = service_->start(config);
+    EXPECT_TRUE(started.has_value()) << (started ? "" : started.error());
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~Running() {
+    on_loop([this] { service_->stop(); });
+    guard_.reset();
+    io_.stop();
+    thread_.join();
+  }
+  void on_loop(std::function<void()> work) {
+    std::promise<void> done;
+    net::post(io_, [&] {
+      work();
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
+  ClientTarget target() const {
+    ClientTarget target;
+    target.socket_path = socket_path();
+    target.timeout = std::chrono::seconds{5};
+    return target;
+  }
+  void publish(std::uint8_t last_octet) {
+    on_loop([&] {
+      LeaseEvent event;
+      event.kind = engine::EventKind::Renew;
+      event.lease.address = Ipv4(198, 18, 0, last_octet);
+      event.lease.state = lease::LeaseState::Bound;
+      service_->publish(event);
+    });
+  }
+
+  FakeDaemon daemon;
+  Metrics metrics;
+
+ private:
+  net::io_context io_;
+  net::executor_work_guard<net::io_context::executor_type> guard_{io_.get_executor()};
+  std::unique_ptr<Service> service_;
+  std::thread thread_;
+};
+
+HttpResponse must(Expected<HttpResponse, std::string> response) {
+  EXPECT_TRUE(response.has_value()) << (response ? "" : response.error());
+  return response ? *response : HttpResponse{};
+}
+
+TEST(Service, AnswersCommandsMetricsAndErrorsOnTheSocket) {
+  Running running;
+  struct stat info {};
+  ASSERT_EQ(::stat(socket_path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0660u);
+  const auto status = must(http_request(running.target(), "POST", "/", R"({"command": "status-get"})"));
+  EXPECT_EQ(status.status, 200u);
+  EXPECT_EQ(nlohmann::json::parse(status.body)["result"], kSuccess);
+  const auto metrics = must(http_request(running.target(), "GET", "/metrics"));
+  EXPECT_NE(metrics.body.find("landlord_pool_addresses{subnet_id=\"1\""), std::string::npos);
+  EXPECT_EQ(must(http_request(running.target(), "GET", "/nowhere")).status, 404u);
+  EXPECT_EQ(must(http_request(running.target(), "GET", "/")).status, 405u);
+  const auto bad = must(http_request(running.target(), "POST", "/", "{"));
+  EXPECT_EQ(nlohmann::json::parse(bad.body)["text"], "invalid JSON in the request body");
+}
+
+TEST(Service, ABodyOverTheLimitIsRefusedWith413) {
+  ServiceLimits limits;
+  limits.max_body_bytes = 1024;
+  Running running{limits};
+  const auto response = must(http_request(running.target(), "POST", "/", std::string(4096, ' ')));
+  EXPECT_EQ(response.status, 413u);
+  EXPECT_EQ(nlohmann::json::parse(response.body)["text"], "request larger than 1024 bytes");
+  EXPECT_EQ(must(http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})")).status, 200u);
+}
+
+// Reads until the server closes (or 10 s pass without a byte); how long that took.
+std::chrono::milliseconds until_closed(Local::socket& socket) {
+  timeval limit{10, 0};
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  const auto start = std::chrono::steady_clock::now();
+  std::array<char, 4096> buffer{};
+  boost::system::error_code error;
+  while (!error) socket.read_some(net::buffer(buffer), error);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+}
+
+TEST(Service, IdleAndUnfinishedRequestsAreClosedAfterTheReadTimeout) {
+  ServiceLimits limits;
+  limits.read_timeout = std::chrono::milliseconds{300};
+  Running running{limits};
+  net::io_context io;
+  Local::socket idle{io}, unfinished{io};
+  idle.connect(Local::endpoint{socket_path()});
+  unfinished.connect(Local::endpoint{socket_path()});
+  net::write(unfinished, net::buffer(std::string{"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"comm"}));
+  EXPECT_LT(until_closed(idle).count(), 3000);
+  EXPECT_LT(until_closed(unfinished).count(), 3000);
+  // The stream's timer closes the socket before the read's handler counts the timeout.
+  for (int i = 0; i < 100 && running.metrics.control_rejected.load() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  EXPECT_GE(running.metrics.control_rejected.load(), 2u);
+}
+
+TEST(Service, ConnectionsBeyondTheCapAreClosedAtOnce) {
+  ServiceLimits limits;
+  limits.max_connections = 4;
+  Running running{limits};
+  net::io_context io;
+  std::vector<Local::socket> held;
+  for (int i = 0; i < 4; ++i) {
+    held.emplace_back(io).connect(Local::endpoint{socket_path()});
+  }
+  running.on_loop([] {});  // the four accepted before the fifth
+  std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  Local::socket extra{io};
+  extra.connect(Local::endpoint{socket_path()});
+  EXPECT_LT(until_closed(extra).count(), 1000);
+  held.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  EXPECT_EQ(must(http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})")).status, 200u);
+}
+
+TEST(Service, TcpNeedsTheBearerToken) {
+  const auto token_path = "/tmp/landlord-control-token-" + std::to_string(::getpid());
+  std::ofstream{token_path} << "s3cret\n";
+  config::ControlSection config;
+  config.listen = config::Endpoint{Ipv4(127, 0, 0, 1), free_port()};
+  config.token_file = token_path;
+  Running running{{}, config};
+  ClientTarget target;
+  target.host = "127.0.0.1";
+  target.port = config.listen->port;
+  EXPECT_EQ(must(http_request(target, "GET", "/metrics")).status, 401u);
+  target.token = "wrong!";
+  EXPECT_EQ(must(http_request(target, "GET", "/metrics")).status, 401u);
+  target.token = "s3cret";
+  EXPECT_EQ(must(http_request(target, "GET", "/metrics")).status, 200u);
+  // The socket needs no token: its file mode guards it.
+  EXPECT_EQ(must(http_request(running.target(), "GET", "/metrics")).status, 200u);
+  std::filesystem::remove(token_path);
+}
+
+TEST(Service, EventsAreStreamedAsLinesInOrder) {
+  Running running;
+  std::vector<std::string> lines;
+  std::thread reader([&] {
+    const auto followed = follow_lines(running.target(), "/events", [&](std::string_view line) {
+      lines.emplace_back(line);
+      return lines.size() < 3;
+    });
+    EXPECT_TRUE(followed.has_value()) << (followed ? "" : followed.error());
+  });
+  // Wait for the subscription, then publish.
+  for (int i = 0; i < 200; ++i) {
+    const auto metrics = must(http_request(running.target(), "GET", "/metrics"));
+    if (metrics.body.find("landlord_event_streams 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  for (std::uint8_t octet : {1, 2, 3}) running.publish(octet);
+  reader.join();
+  ASSERT_EQ(lines.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(nlohmann::json::parse(lines[i])["ip-address"], "198.18.0." + std::to_string(i + 1));
+    EXPECT_EQ(nlohmann::json::parse(lines[i])["event"], "renew");
+  }
+}
+
+TEST(Service, AReaderThatDoesNotReadIsDroppedWithoutSlowingPublish) {
+  ServiceLimits limits;
+  limits.event_queue_bytes = 4096;
+  Running running{limits};
+  net::io_context io;
+  Local::socket stalled{io};
+  stalled.connect(Local::endpoint{socket_path()});
+  net::write(stalled, net::buffer(std::string{"GET /events HTTP/1.1\r\nHost: x\r\n\r\n"}));
+  for (int i = 0; i < 200; ++i) {
+    const auto metrics = must(http_request(running.target(), "GET", "/metrics"));
+    if (metrics.body.find("landlord_event_streams 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20000; ++i) running.publish(static_cast<std::uint8_t>(i));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds{20});
+  std::string metrics;
+  for (int i = 0; i < 100; ++i) {  // the dropped stream's last handlers end on the loop
+    metrics = must(http_request(running.target(), "GET", "/metrics")).body;
+    if (metrics.find("landlord_event_streams 0\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  EXPECT_NE(metrics.find("landlord_event_streams_dropped_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("landlord_event_streams 0\n"), std::string::npos);
+  EXPECT_LT(until_closed(stalled).count(), 5000);  // what the kernel buffered, then the end
+}
+
+TEST(Service, ASecondServiceRefusesASocketInUse) {
+  Running running;
+  net::io_context io;
+  FakeDaemon daemon;
+  Metrics metrics;
+  Service second{io, daemon, metrics};
+  config::ControlSection config;
+  config.socket = socket_path();
+  const auto started = second.start(config);
+  ASSERT_FALSE(started.has_value());
+  EXPECT_EQ(started.error(), "control socket " + socket_path() + " is in use by another process");
+}
+
+}  // namespace
+}  // namespace landlord::control
