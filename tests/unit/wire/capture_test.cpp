@@ -1,4 +1,4 @@
-// Every frame of the real-client capture (tests/data/captures/README.md, copied from shared/testdata) as a test vector:
+// Every frame of the real-client capture (tests/data/captures/README.md) as a test vector:
 // dhclient, busybox udhcpc and dhcpcd talking to ISC Kea.
 #include <gtest/gtest.h>
 
