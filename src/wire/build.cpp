@@ -75,8 +75,9 @@ bool all_zero(const std::array<std::uint8_t, N>& field) {
 
 // Fills the options field, then file, then sname, never going back to an earlier field so the
 // receiver reads the options in their stored order. An option of up to 255 bytes goes whole into
-// one field (receivers without RFC 3396 support still read it); a longer one is split into
-// instances that may continue in the next field.
+// one field when one has room (receivers without RFC 3396 support still read it); a longer one,
+// or one that fits no field whole, is split into instances that continue in the next field
+// (RFC 3396: the receiver concatenates them in options, file, sname order).
 class Placer {
  public:
   struct Area {
@@ -89,7 +90,9 @@ class Placer {
   void add(Area area) { areas_[count_++] = area; }
 
   bool place(std::uint8_t code, Bytes value) {
-    if (value.size() <= layout::kMaxInstanceLength) return place_whole(code, value);
+    if (value.size() <= layout::kMaxInstanceLength && place_whole(code, value)) return true;
+    // RFC 3396 §6: an option that fits no field whole is split into instances across the
+    // fields rather than left out; the receiver joins them in options, file, sname order.
     if (!fits_split(value.size())) return false;
     while (!value.empty()) {
       if (room(current_) < 3) {

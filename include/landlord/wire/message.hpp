@@ -95,7 +95,8 @@ struct BuildError {
 // last in the options field, right before END (RFC 3046). When the options do not fit the
 // options field, the empty `file` then `sname` fields are overloaded (option 52; a field holding
 // a name is never overwritten); then 53 goes first, and options of up to 255 bytes are placed
-// whole, in order, never going back to an earlier field. An option that fits nowhere is left
+// whole where a field has room, in order, never going back to an earlier field; one that fits
+// no field whole is split across the fields (RFC 3396). An option that fits nowhere is left
 // out and counted in `omitted`; 53 must fit or build fails. An option 52 in `message.options`
 // is ignored: build decides overloading. Short messages are zero-padded to kMinMessageSize when
 // out is large enough.

@@ -178,6 +178,40 @@ INSTANTIATE_TEST_SUITE_P(
         LimitCase{"larger_than_anything", kMaxPacketSize, 2000, 0, 0}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
+// RFC 3396 §5/§6 with RFC 2131's 576-octet default (no option 57): a 190-byte domain name that
+// no field holds whole (163 bytes left in the options field, 127 in file, 63 in sname) is split
+// into two instances, the first ending the options field and the second in `file`, and the
+// parser joins them back (RFC 3396 §7: options, then file, then sname).
+TEST(Rfc3396, A576OctetReplySplitsA190ByteOptionRatherThanDropIt) {
+  Message message = ack({{43, 100}});
+  const std::string domain(190, 'd');
+  ASSERT_TRUE(message.options.set_text(option::kDomainName, domain));
+  const Built built = build_within(message, reply_size_limit(std::nullopt));
+  EXPECT_EQ(built.result.omitted, 0u);
+  EXPECT_EQ(built.result.overload, 1);  // file only
+  EXPECT_EQ(built.reparsed.options.get_text(option::kDomainName), domain);
+  EXPECT_EQ(bytes_of(built.reparsed.options.get(43)), Bytes(100, 43));
+  // Two instances of 15: one in the options field, one in file.
+  std::size_t in_options = 0, in_file = 0;
+  for (std::size_t at = 240; at + 1 < built.result.size && built.buffer[at] != option::kEnd;
+       at += 2 + built.buffer[at + 1]) {
+    if (built.buffer[at] == option::kDomainName) in_options += built.buffer[at + 1];
+  }
+  if (built.buffer[108] == option::kDomainName) in_file = built.buffer[109];
+  EXPECT_GT(in_options, 0u);
+  EXPECT_EQ(in_options + in_file, domain.size());
+}
+
+// RFC 3396 §6 still prefers a whole instance: an option that fits one field is not split.
+TEST(Rfc3396, AnOptionThatFitsAFieldWholeIsNotSplit) {
+  Message message = ack({{43, 200}});
+  ASSERT_TRUE(message.options.set(44, Bytes(100, 44)));
+  const Built built = build_within(message, 548);
+  EXPECT_EQ(built.result.omitted, 0u);
+  EXPECT_EQ(built.buffer[108], 44);  // whole in file
+  EXPECT_EQ(built.buffer[109], 100);
+}
+
 TEST(BuildOverload, KeepsANamedFileAndUsesOnlySname) {
   Message message = ack({{43, 40}, {44, 40}});
   const char boot_file[] = "pxelinux.0";
