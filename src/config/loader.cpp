@@ -12,7 +12,7 @@ namespace landlord::config {
 namespace {
 
 const std::initializer_list<std::string_view> kTopLevelKeys = {
-    "server", "store", "lease", "options", "subnets", "control", "events", "log"};
+    "server", "store", "lease", "options", "classes", "subnets", "control", "events", "log"};
 
 Config read_config(detail::Reader& reader, const YAML::Node& root) {
   Config config;
@@ -38,11 +38,13 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   detail::check_lease(reader, lease, "");
   config.lease = lease.times;
 
-  std::vector<OptionValue> default_options;
+  detail::ScopeOptions default_options;
   if (const auto* options = top.find("options")) default_options = detail::read_options(reader, *options);
 
+  if (const auto* classes = top.find("classes")) config.classes = detail::read_classes(reader, *classes, config.lease);
+
   if (const auto* subnets = top.find("subnets")) {
-    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.server});
+    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.classes, config.server});
   } else {
     reader.error(start, "missing required key 'subnets'");
   }

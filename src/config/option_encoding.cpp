@@ -1,24 +1,13 @@
 #include "landlord/config/option_encoding.hpp"
 
 #include <array>
+#include <cctype>
+#include <map>
+
+#include "landlord/base/assert.hpp"
 
 namespace landlord::config {
 namespace {
-
-constexpr std::array<NamedOption, 11> kNamedOptions{{
-    {"routers", 3, OptionKind::Addresses},
-    {"dns-servers", 6, OptionKind::Addresses},
-    {"domain-name", 15, OptionKind::Text},
-    {"interface-mtu", 26, OptionKind::U16},
-    {"broadcast-address", 28, OptionKind::Address},
-    {"ntp-servers", 42, OptionKind::Addresses},
-    {"tftp-server-name", 66, OptionKind::Text},
-    {"boot-file-name", 67, OptionKind::Text},
-    {"domain-search", 119, OptionKind::DomainList},
-    {"classless-static-routes", 121, OptionKind::StaticRoutes},
-    // Windows before RFC 3442 reads the same routes from code 249.
-    {"ms-classless-static-routes", 249, OptionKind::StaticRoutes},
-}};
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -33,15 +22,6 @@ bool is_label_character(char c) {
 }
 
 }  // namespace
-
-std::span<const NamedOption> named_options() { return kNamedOptions; }
-
-const NamedOption* find_named_option(std::string_view name) {
-  for (const auto& option : kNamedOptions) {
-    if (option.name == name) return &option;
-  }
-  return nullptr;
-}
 
 std::optional<std::string> reserved_option_reason(std::uint8_t code) {
   switch (code) {
@@ -87,32 +67,125 @@ OptionBytes encode_u32(std::uint32_t value) {
           static_cast<std::uint8_t>(value >> 8), static_cast<std::uint8_t>(value)};
 }
 
+OptionBytes encode_i32(std::int32_t value) { return encode_u32(static_cast<std::uint32_t>(value)); }
+
+OptionBytes encode_bool(bool value) { return {static_cast<std::uint8_t>(value ? 1 : 0)}; }
+
+namespace {
+
+// The labels of one name, checked; a trailing dot is allowed.
+Expected<std::vector<std::string_view>, std::string> split_labels(std::string_view name) {
+  std::string_view rest = name;
+  if (rest.ends_with('.')) rest.remove_suffix(1);
+  if (rest.empty()) return unexpected(std::string{"empty domain name"});
+  if (rest.size() > 253) {
+    return unexpected("domain name '" + std::string{name} + "' is longer than 253 characters");
+  }
+  std::vector<std::string_view> labels;
+  while (true) {
+    const auto dot = rest.find('.');
+    const auto label = rest.substr(0, dot);
+    if (label.empty()) return unexpected("domain name '" + std::string{name} + "' has an empty label");
+    if (label.size() > 63) {
+      return unexpected("domain name '" + std::string{name} + "' has a label longer than 63 characters");
+    }
+    for (const char c : label) {
+      if (!is_label_character(c)) {
+        return unexpected("domain name '" + std::string{name} + "' has the character '" +
+                          std::string(1, c) + "'; use letters, digits and '-'");
+      }
+    }
+    labels.push_back(label);
+    if (dot == std::string_view::npos) break;
+    rest.remove_prefix(dot + 1);
+  }
+  return labels;
+}
+
+// A name's suffix from label `from` on, lower-cased: DNS names compare without case.
+std::string suffix_key(const std::vector<std::string_view>& labels, std::size_t from) {
+  std::string key;
+  for (std::size_t i = from; i < labels.size(); ++i) {
+    for (const char c : labels[i]) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    key += '.';
+  }
+  return key;
+}
+
+// Pointers carry 14 bits of offset (RFC 1035 §4.1.4).
+constexpr std::size_t kMaxPointerOffset = 0x3fff;
+
+}  // namespace
+
 Expected<OptionBytes, std::string> encode_domain_list(std::span<const std::string> names) {
   OptionBytes bytes;
+  std::map<std::string, std::size_t> written;  // suffix → its offset in `bytes`
   for (const auto& name : names) {
-    std::string_view rest = name;
-    if (rest.ends_with('.')) rest.remove_suffix(1);
-    if (rest.empty()) return unexpected(std::string{"empty domain name"});
-    if (rest.size() > 253) return unexpected("domain name '" + name + "' is longer than 253 characters");
-    while (true) {
-      const auto dot = rest.find('.');
-      const auto label = rest.substr(0, dot);
-      if (label.empty()) return unexpected("domain name '" + name + "' has an empty label");
-      if (label.size() > 63) {
-        return unexpected("domain name '" + name + "' has a label longer than 63 characters");
+    auto labels = split_labels(name);
+    if (!labels) return unexpected(labels.error());
+    bool pointed = false;
+    for (std::size_t i = 0; i < labels->size(); ++i) {
+      const std::string key = suffix_key(*labels, i);
+      if (const auto earlier = written.find(key); earlier != written.end()) {
+        bytes.push_back(static_cast<std::uint8_t>(0xc0 | earlier->second >> 8));
+        bytes.push_back(static_cast<std::uint8_t>(earlier->second));
+        pointed = true;
+        break;
       }
-      for (const char c : label) {
-        if (!is_label_character(c)) {
-          return unexpected("domain name '" + name + "' has the character '" + std::string(1, c) +
-                            "'; use letters, digits and '-'");
-        }
-      }
+      if (bytes.size() <= kMaxPointerOffset) written.emplace(key, bytes.size());
+      const std::string_view label = (*labels)[i];
       bytes.push_back(static_cast<std::uint8_t>(label.size()));
       bytes.insert(bytes.end(), label.begin(), label.end());
-      if (dot == std::string_view::npos) break;
-      rest.remove_prefix(dot + 1);
     }
-    bytes.push_back(0);
+    if (!pointed) bytes.push_back(0);
+  }
+  return bytes;
+}
+
+Expected<OptionBytes, std::string> encode_domain_name(std::string_view name) {
+  auto labels = split_labels(name);
+  if (!labels) return unexpected(labels.error());
+  OptionBytes bytes;
+  for (const std::string_view label : *labels) {
+    bytes.push_back(static_cast<std::uint8_t>(label.size()));
+    bytes.insert(bytes.end(), label.begin(), label.end());
+  }
+  bytes.push_back(0);
+  return bytes;
+}
+
+Expected<OptionBytes, std::string> encode_client_fqdn(std::string_view name) {
+  constexpr std::uint8_t kFlagE = 0x04;  // the name is in canonical wire format
+  constexpr std::uint8_t kFlagN = 0x08;  // the server performs no DNS updates
+  auto encoded = encode_domain_name(name);
+  if (!encoded) return unexpected(encoded.error());
+  OptionBytes bytes{kFlagE | kFlagN, 255, 255};
+  bytes.insert(bytes.end(), encoded->begin(), encoded->end());
+  return bytes;
+}
+
+OptionBytes encode_sip_addresses(std::span<const Ipv4> addresses) {
+  OptionBytes bytes{1};
+  const OptionBytes encoded = encode_addresses(addresses);
+  bytes.insert(bytes.end(), encoded.begin(), encoded.end());
+  return bytes;
+}
+
+Expected<OptionBytes, std::string> encode_sip_names(std::span<const std::string> names) {
+  auto encoded = encode_domain_list(names);
+  if (!encoded) return unexpected(encoded.error());
+  OptionBytes bytes{0};
+  bytes.insert(bytes.end(), encoded->begin(), encoded->end());
+  return bytes;
+}
+
+OptionBytes encode_sub_options(std::span<const SubOption> sub_options) {
+  OptionBytes bytes;
+  for (const SubOption& sub_option : sub_options) {
+    LANDLORD_ASSERT(sub_option.value.size() <= kMaxOptionLength);
+    bytes.push_back(sub_option.code);
+    bytes.push_back(static_cast<std::uint8_t>(sub_option.value.size()));
+    bytes.insert(bytes.end(), sub_option.value.begin(), sub_option.value.end());
   }
   return bytes;
 }

@@ -1,175 +1,121 @@
-// `options:` — named options and the `custom:` escape hatch, encoded to wire bytes.
+// `options:` — options by catalogue name and the `custom:` entries by code and type, encoded to
+// wire bytes once, at load.
 #include <algorithm>
 
 #include "landlord/config/option_encoding.hpp"
+#include "option_values.hpp"
 #include "sections.hpp"
 
 namespace landlord::config::detail {
 namespace {
 
-const std::initializer_list<std::string_view> kOptionKeys = {
-    "routers", "dns-servers", "domain-name", "interface-mtu", "broadcast-address",
-    "ntp-servers", "tftp-server-name", "boot-file-name", "domain-search",
-    "classless-static-routes", "ms-classless-static-routes", "custom"};
-const std::initializer_list<std::string_view> kCustomKeys = {
-    "code", "text", "ip", "ips", "u8", "u16", "u32", "hex"};
-
-// The smallest MTU an IPv4 host must accept (RFC 791); option 26's floor (RFC 2132 §5.1).
-constexpr std::uint64_t kMinimumMtu = 68;
-
 struct Placed {
   OptionValue option;
   std::string origin;  // "'routers'" or "custom code 3", for duplicate messages
   YAML::Mark mark;
+  std::size_t longest = kMaxOptionLength;
 };
 
-std::optional<OptionBytes> read_addresses(Reader& reader, const Field& field) {
-  const auto items = reader.one_or_list(field);
-  if (!items) return std::nullopt;
-  if (items->empty()) {
-    reader.error(field.mark(), "'" + field.name + "' needs at least one address");
+std::optional<Placed> read_custom(Reader& reader, const YAML::Node& item) {
+  auto entry = read_typed_entry(reader, item, "custom option", true);
+  if (!entry) return std::nullopt;
+  if (const auto reason = reserved_option_reason(entry->code)) {
+    reader.error(entry->mark, "code " + std::to_string(entry->code) + " cannot be configured: " + *reason);
     return std::nullopt;
   }
-  std::vector<Ipv4> addresses;
-  for (const auto& item : *items) {
-    if (const auto address = reader.address(item, field.name)) addresses.push_back(*address);
-  }
-  if (addresses.size() != items->size()) return std::nullopt;
-  return encode_addresses(addresses);
+  return Placed{OptionValue{entry->code, std::move(entry->value)},
+                "custom code " + std::to_string(entry->code), entry->mark};
 }
 
-std::optional<OptionBytes> read_domain_list(Reader& reader, const Field& field) {
-  const auto items = reader.one_or_list(field);
-  if (!items) return std::nullopt;
-  if (items->empty()) {
-    reader.error(field.mark(), "'" + field.name + "' needs at least one domain name");
-    return std::nullopt;
-  }
-  std::vector<std::string> names;
-  for (const auto& item : *items) {
-    const auto name = reader.scalar(item, field.name);
-    if (!name) return std::nullopt;
-    auto one = encode_domain_list(std::span{&*name, 1});
-    if (!one) {
-      reader.error(item.Mark(), "'" + field.name + "': " + one.error());
-      return std::nullopt;
+// Keys of an `options:` map that set BOOTP header fields, not options.
+constexpr std::string_view kBootKeys[] = {"next-server", "boot-file", "server-hostname"};
+bool is_boot_key(std::string_view name) {
+  return std::find(std::begin(kBootKeys), std::end(kBootKeys), name) != std::end(kBootKeys);
+}
+
+// `file` holds 128 bytes and `sname` 64, each with a terminating NUL (RFC 2131 §2).
+constexpr std::size_t kLongestBootFile = 127;
+constexpr std::size_t kLongestServerHostname = 63;
+
+void read_boot_field(Reader& reader, const Field& field, BootFields& boot) {
+  if (field.name == "next-server") {
+    const auto address = reader.address(field);
+    if (address && (address->is_zero() || address->is_broadcast())) {
+      reader.error(field.mark(), "'next-server' must be a server's address, not " + address->to_string());
+    } else if (address) {
+      boot.next_server = *address;
     }
-    names.push_back(*name);
+    return;
   }
-  auto encoded = encode_domain_list(names);
-  if (!encoded) return std::nullopt;
-  return std::move(*encoded);
-}
-
-std::optional<OptionBytes> read_static_routes(Reader& reader, const Field& field) {
-  const auto items = reader.one_or_list(field);
-  if (!items) return std::nullopt;
-  if (items->empty()) {
-    reader.error(field.mark(), "'" + field.name + "' needs at least one route");
-    return std::nullopt;
-  }
-  std::vector<StaticRoute> routes;
-  for (const auto& item : *items) {
-    const auto text = reader.scalar(item, field.name);
-    if (!text) return std::nullopt;
-    auto route = parse_static_route(*text);
-    if (!route) {
-      reader.error(item.Mark(), "'" + field.name + "': " + route.error());
-      return std::nullopt;
-    }
-    routes.push_back(*route);
-  }
-  return encode_static_routes(routes);
-}
-
-std::optional<OptionBytes> read_text(Reader& reader, const Field& field) {
   const auto text = reader.scalar(field);
-  if (!text) return std::nullopt;
+  if (!text) return;
+  const std::size_t longest = field.name == "boot-file" ? kLongestBootFile : kLongestServerHostname;
   if (text->empty()) {
     reader.error(field.mark(), "'" + field.name + "' must not be empty");
-    return std::nullopt;
+  } else if (text->size() > longest) {
+    reader.error(field.mark(), "'" + field.name + "' is " + std::to_string(text->size()) + " bytes; the " +
+                                   (field.name == "boot-file" ? "`file`" : "`sname`") + " field holds at most " +
+                                   std::to_string(longest));
+  } else if (text->find('\0') != std::string::npos) {
+    reader.error(field.mark(), "'" + field.name + "' must not contain a NUL byte");
+  } else {
+    (field.name == "boot-file" ? boot.boot_file : boot.server_hostname) = *text;
   }
-  return encode_text(*text);
 }
 
-std::optional<OptionBytes> read_named(Reader& reader, const Field& field, OptionKind kind) {
-  switch (kind) {
-    case OptionKind::Address: {
-      const auto address = reader.address(field);
-      if (!address) return std::nullopt;
-      return encode_addresses(std::span{&*address, 1});
+// The catalogue's names, for "did you mean".
+const std::vector<std::string_view>& option_keys() {
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> names{"custom", "next-server", "boot-file", "server-hostname"};
+    for (const auto& entry : option_catalogue()) names.push_back(entry.name);
+    return names;
+  }();
+  return keys;
+}
+
+// The map's fields with known keys; unknown and duplicate keys are reported.
+std::vector<Field> option_fields(Reader& reader, const Field& field) {
+  std::vector<Field> fields;
+  if (field.value.IsNull()) return fields;
+  if (!field.value.IsMap()) {
+    reader.error(field.value.Mark(), "'" + field.name + "' must be a map of option names (routers, dns-servers, ...), not " +
+                                         std::string{describe(field.value)});
+    return fields;
+  }
+  for (auto entry = field.value.begin(); entry != field.value.end(); ++entry) {
+    const YAML::Node key = entry->first;
+    if (!key.IsScalar()) {
+      reader.error(key.Mark(), "a key in '" + field.name + "' must be an option name, not " + std::string{describe(key)});
+      continue;
     }
-    case OptionKind::Addresses: return read_addresses(reader, field);
-    case OptionKind::Text: return read_text(reader, field);
-    case OptionKind::U16: {
-      const auto value = reader.unsigned_integer(field, kMinimumMtu, 65535);
-      if (!value) return std::nullopt;
-      return encode_u16(static_cast<std::uint16_t>(*value));
+    const std::string name = key.Scalar();
+    if (name != "custom" && !is_boot_key(name) && find_option(name) == nullptr) {
+      const auto suggestion = nearest(name, option_keys());
+      reader.error(key.Mark(), "unknown option '" + name + "'" +
+                                   (suggestion ? "; did you mean '" + std::string{*suggestion} + "'?"
+                                               : "; see the option names in docs/configuration.md, or give it by code under 'custom'"));
+      continue;
     }
-    case OptionKind::DomainList: return read_domain_list(reader, field);
-    case OptionKind::StaticRoutes: return read_static_routes(reader, field);
-    case OptionKind::U8:
-    case OptionKind::U32:
-    case OptionKind::Hex: break;  // no named option has these kinds
+    const auto earlier = std::find_if(fields.begin(), fields.end(), [&](const Field& other) { return other.name == name; });
+    if (earlier != fields.end()) {
+      reader.error(key.Mark(), "duplicate key '" + name + "' (first on line " + std::to_string(line_of(earlier->key.Mark())) + ")");
+      continue;
+    }
+    fields.push_back(Field{name, key, entry->second});
   }
-  return std::nullopt;
-}
-
-std::optional<OptionBytes> read_custom_value(Reader& reader, const Field& field) {
-  if (field.name == "text") return read_text(reader, field);
-  if (field.name == "ip") return read_named(reader, field, OptionKind::Address);
-  if (field.name == "ips") return read_addresses(reader, field);
-  if (field.name == "u8") {
-    const auto value = reader.unsigned_integer(field, 0, 0xff);
-    if (value) return encode_u8(static_cast<std::uint8_t>(*value));
-  } else if (field.name == "u16") {
-    const auto value = reader.unsigned_integer(field, 0, 0xffff);
-    if (value) return encode_u16(static_cast<std::uint16_t>(*value));
-  } else if (field.name == "u32") {
-    const auto value = reader.unsigned_integer(field, 0, 0xffffffff);
-    if (value) return encode_u32(static_cast<std::uint32_t>(*value));
-  } else if (field.name == "hex") {
-    // An empty string is a valid zero-length option (a flag such as rapid commit).
-    if (field.value.IsScalar() && field.value.Scalar().empty()) return OptionBytes{};
-    return reader.parsed(field, parse_hex_bytes);
-  }
-  return std::nullopt;
-}
-
-std::optional<Placed> read_custom(Reader& reader, const YAML::Node& item) {
-  const auto section = reader.section(item, item.Mark(), "custom", kCustomKeys);
-  if (section.fields.empty() && !item.IsMap()) return std::nullopt;
-  const Field* code_field = section.find("code");
-  std::vector<const Field*> values;
-  for (const auto& entry : section.fields) {
-    if (&entry != code_field) values.push_back(&entry);
-  }
-  if (code_field == nullptr) {
-    reader.error(section.mark, "custom option is missing required key 'code'");
-  }
-  if (values.size() != 1) {
-    reader.error(values.size() > 1 ? values[1]->key.Mark() : section.mark,
-                 "a custom option needs exactly one value: text, ip, ips, u8, u16, u32 or hex");
-  }
-  if (code_field == nullptr || values.size() != 1) return std::nullopt;
-  const auto code = reader.unsigned_integer(*code_field, 1, 254);
-  if (!code) return std::nullopt;
-  if (const auto reason = reserved_option_reason(static_cast<std::uint8_t>(*code))) {
-    reader.error(code_field->mark(), "code " + std::to_string(*code) + " cannot be configured: " + *reason);
-    return std::nullopt;
-  }
-  auto bytes = read_custom_value(reader, *values[0]);
-  if (!bytes) return std::nullopt;
-  return Placed{OptionValue{static_cast<std::uint8_t>(*code), std::move(*bytes)},
-                "custom code " + std::to_string(*code), code_field->mark()};
+  return fields;
 }
 
 }  // namespace
 
-std::vector<OptionValue> read_options(Reader& reader, const Field& field) {
-  const auto section = reader.section(field, kOptionKeys);
+ScopeOptions read_options(Reader& reader, const Field& field) {
+  ScopeOptions scope;
   std::vector<Placed> placed;
-  for (const auto& entry : section.fields) {
+  for (const auto& entry : option_fields(reader, field)) {
+    if (is_boot_key(entry.name)) {
+      read_boot_field(reader, entry, scope.boot);
+      continue;
+    }
     if (entry.name == "custom") {
       const auto items = reader.list(entry);
       if (!items) continue;
@@ -178,13 +124,14 @@ std::vector<OptionValue> read_options(Reader& reader, const Field& field) {
       }
       continue;
     }
-    const NamedOption* named = find_named_option(entry.name);
-    LANDLORD_ASSERT(named != nullptr);  // kOptionKeys lists only named options and "custom"
-    if (auto bytes = read_named(reader, entry, named->kind)) {
-      placed.push_back(Placed{OptionValue{named->code, std::move(*bytes)}, "'" + entry.name + "'", entry.mark()});
+    const CatalogueEntry* known = find_option(entry.name);
+    LANDLORD_ASSERT(known != nullptr);  // option_fields keeps only catalogue names and "custom"
+    if (auto bytes = read_option_value(reader, entry, known->type, known->minimum)) {
+      const std::size_t longest = type_may_be_split(known->type) ? kMaxSplitOptionLength : kMaxOptionLength;
+      placed.push_back(Placed{OptionValue{known->code, std::move(*bytes)}, "'" + entry.name + "'", entry.mark(), longest});
     }
   }
-  std::vector<OptionValue> options;
+  std::vector<OptionValue>& options = scope.options;
   for (std::size_t index = 0; index < placed.size(); ++index) {
     const auto& current = placed[index];
     const auto earlier = std::find_if(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(index),
@@ -194,15 +141,16 @@ std::vector<OptionValue> read_options(Reader& reader, const Field& field) {
                                      earlier->origin + " (line " + std::to_string(line_of(earlier->mark)) + ")");
       continue;
     }
-    if (current.option.value.size() > kMaxOptionLength) {
+    if (current.option.value.size() > current.longest) {
       reader.error(current.mark, "option " + std::to_string(current.option.code) + " is " +
                                      std::to_string(current.option.value.size()) + " bytes; at most " +
-                                     std::to_string(kMaxOptionLength) + " fit in one option");
+                                     std::to_string(current.longest) +
+                                     (current.longest == kMaxOptionLength ? " fit in one option" : " are sent"));
       continue;
     }
     options.push_back(current.option);
   }
-  return options;
+  return scope;
 }
 
 std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
@@ -212,6 +160,13 @@ std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
                                         [&](const OptionValue& option) { return option.code == fallback.code; });
     if (!overridden) own.push_back(fallback);
   }
+  return own;
+}
+
+BootFields merge_boot(BootFields own, const BootFields& defaults) {
+  if (!own.next_server) own.next_server = defaults.next_server;
+  if (!own.boot_file) own.boot_file = defaults.boot_file;
+  if (!own.server_hostname) own.server_hostname = defaults.server_hostname;
   return own;
 }
 

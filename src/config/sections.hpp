@@ -25,10 +25,32 @@ LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fa
 // time in between; `context` ends the message (e.g. " in subnet 198.18.0.0/24").
 void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context);
 
-std::vector<OptionValue> read_options(Reader& reader, const Field& field);
+// What an `options:` map sets: options by name or code, and the boot header fields.
+struct ScopeOptions {
+  std::vector<OptionValue> options;
+  BootFields boot;
+};
+ScopeOptions read_options(Reader& reader, const Field& field);
 // The subnet's own options, then each default it does not set (by code).
 std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
                                        const std::vector<OptionValue>& defaults);
+// Each boot field the scope does not set taken from the defaults.
+BootFields merge_boot(BootFields own, const BootFields& defaults);
+
+// A `pools:` item: "FIRST-LAST", or a map {range: FIRST-LAST, options: {...}}. `range` is the
+// node holding the range text (where range errors point); options only for the map form.
+struct PoolItem {
+  YAML::Node range;
+  std::optional<ScopeOptions> options;
+  std::optional<Field> classes;  // resolved against the defined classes by the subnet reader
+};
+
+// `classes:`: each class's name, match, options and lease (merged over `lease_defaults`).
+std::vector<ClientClass> read_classes(Reader& reader, const Field& field, const LeaseTimes& lease_defaults);
+// A `classes:` list of names (a pool's) as the set of their indexes; unknown names are errors.
+std::optional<std::uint64_t> resolve_classes(Reader& reader, const Field& field,
+                                             const std::vector<ClientClass>& classes);
+std::optional<PoolItem> read_pool_item(Reader& reader, const YAML::Node& item);
 
 ServerSection read_server(Reader& reader, const Field* field);
 StoreSection read_store(Reader& reader, const Field* field);
@@ -41,7 +63,8 @@ bool is_interface_name(std::string_view name);
 
 struct SubnetDefaults {
   const LeaseTimes& lease;
-  const std::vector<OptionValue>& options;
+  const ScopeOptions& options;
+  const std::vector<ClientClass>& classes;
   const ServerSection& server;
 };
 // Every subnet with its own checks, then the checks across subnets (overlaps, relays).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "landlord/config/option_encoding.hpp"
 #include "landlord/config/values.hpp"
 #include "sections.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 const std::initializer_list<std::string_view> kSubnetKeys = {
     "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces"};
 const std::initializer_list<std::string_view> kReservationKeys = {
-    "mac", "client-id", "address", "hostname"};
+    "mac", "client-id", "address", "hostname", "options"};
 
 // Something a later check may point back at: "... (line 12)".
 template <typename T>
@@ -65,6 +66,15 @@ Expected<ClientId, std::string> parse_client_id(std::string_view text) {
   return unexpected("'" + std::string{text} + "' is not a client id (colon hex bytes: 01:02:00:00:00:00:11)");
 }
 
+// A reservation's hostname goes to its client as option 12 (RFC 2132 §3.14), encoded once here,
+// unless its own options set host-name.
+void add_hostname_option(Reservation& reservation) {
+  if (reservation.hostname.empty()) return;
+  const bool set = std::any_of(reservation.options.begin(), reservation.options.end(),
+                               [](const OptionValue& option) { return option.code == 12; });
+  if (!set) reservation.options.push_back({12, encode_text(reservation.hostname)});
+}
+
 class SubnetsReader {
  public:
   SubnetsReader(Reader& reader, const SubnetDefaults& defaults) : reader_(reader), defaults_(defaults) {}
@@ -111,9 +121,10 @@ class SubnetsReader {
     if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
     if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
 
-    std::vector<OptionValue> own_options;
-    if (const auto* options = section.find("options")) own_options = read_options(reader_, *options);
-    subnet.options = merge_options(std::move(own_options), defaults_.options);
+    ScopeOptions own;
+    if (const auto* options = section.find("options")) own = read_options(reader_, *options);
+    subnet.options = merge_options(std::move(own.options), defaults_.options.options);
+    subnet.boot = merge_boot(std::move(own.boot), defaults_.options.boot);
 
     const auto lease = read_lease(reader_, section.find("lease"), section.mark, defaults_.lease);
     subnet.lease = lease.times;
@@ -142,7 +153,10 @@ class SubnetsReader {
   void read_pools(const Field& field, std::size_t index) {
     const auto items = reader_.list(field);
     if (!items) return;
-    for (const auto& item : *items) {
+    for (const auto& pool_item : *items) {
+      auto pool = read_pool_item(reader_, pool_item);
+      if (!pool) continue;
+      const YAML::Node& item = pool->range;
       const auto range = reader_.parsed(item, "pools", parse_range);
       if (!range) continue;
       const std::string what = "pool " + format_range(*range);
@@ -165,7 +179,17 @@ class SubnetsReader {
                                        " (server-id)");
         continue;
       }
+      std::uint64_t classes = 0;
+      if (pool->classes) {
+        const auto resolved = resolve_classes(reader_, *pool->classes, defaults_.classes);
+        if (!resolved) continue;
+        classes = *resolved;
+      }
       subnets_[index].pools.push_back(*range);
+      if (pool->options) {
+        subnets_[index].pool_scopes.push_back(
+            {*range, std::move(pool->options->options), std::move(pool->options->boot), classes});
+      }
       pools_.push_back({*range, item.Mark(), index});
     }
   }
@@ -289,6 +313,12 @@ class SubnetsReader {
       valid = hostname && is_hostname(*hostname) && valid;
       if (hostname) reservation.hostname = *hostname;
     }
+    if (const auto* options_field = section.find("options")) {
+      auto own = read_options(reader_, *options_field);
+      reservation.options = std::move(own.options);
+      reservation.boot = std::move(own.boot);
+    }
+    add_hostname_option(reservation);
     if (!valid) return std::nullopt;
     return reservation;
   }

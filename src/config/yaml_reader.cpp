@@ -27,7 +27,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string_view> nearest(std::string_view word,
-                                        std::initializer_list<std::string_view> candidates) {
+                                        std::span<const std::string_view> candidates) {
   std::optional<std::string_view> best;
   std::size_t best_distance = 0;
   for (const auto candidate : candidates) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +37,11 @@ struct Section {
 std::size_t edit_distance(std::string_view a, std::string_view b);
 // The closest of `candidates` to `word`, if close enough to be a likely typo.
 std::optional<std::string_view> nearest(std::string_view word,
-                                        std::initializer_list<std::string_view> candidates);
+                                        std::span<const std::string_view> candidates);
+inline std::optional<std::string_view> nearest(std::string_view word,
+                                               std::initializer_list<std::string_view> candidates) {
+  return nearest(word, std::span{candidates.begin(), candidates.size()});
+}
 
 class Reader {
  public:

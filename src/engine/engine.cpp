@@ -28,6 +28,7 @@
 
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/lease_table.hpp"
+#include "classes.hpp"
 #include "reply.hpp"
 #include "topology.hpp"
 
@@ -132,10 +133,13 @@ struct Engine::State {
   // §4.3.1 and §4.3.2: a client may ask for a lease time (option 51) in its DISCOVER or
   // REQUEST; it gets that time bounded by its subnet's lease min..max (both `time` unless
   // configured), with T1/T2 following the granted time. Without option 51: `time`.
-  static LeaseDurations durations_for(const SubnetView& view, const wire::Message& message) {
+  // A member of a class with `lease:` gets the first such class's times instead of the subnet's.
+  LeaseDurations durations_for(const SubnetView& view, const wire::Message& message) const {
     const auto requested_s = message.options.get_u32(option::kLeaseTime);
-    if (!requested_s) return {view.lease_time, view.renew_time, view.rebind_time};
-    const config::LeaseTimes& times = view.subnet->lease;
+    const config::LeaseTimes* class_times = class_lease(message);
+    if (!requested_s && class_times == nullptr) return {view.lease_time, view.renew_time, view.rebind_time};
+    const config::LeaseTimes& times = class_times != nullptr ? *class_times : view.subnet->lease;
+    if (!requested_s) return {times.time, times.renew_duration(), times.rebind_duration()};
     const Duration granted = times.granted(std::chrono::seconds{*requested_s});
     return {granted, times.renew_duration(granted), times.rebind_duration(granted)};
   }
@@ -169,6 +173,45 @@ struct Engine::State {
     return reservation_usable(reservation->address, client) ? reservation : nullptr;
   }
 
+  // ---- client classes (none configured: every client may use every pool)
+
+  std::uint64_t classes_of(const wire::Message& message) const {
+    return config.classes.empty() ? 0 : class_membership(config.classes, message);
+  }
+
+  const config::LeaseTimes* class_lease(const wire::Message& message) const {
+    if (config.classes.empty()) return nullptr;
+    const std::uint64_t member_of = classes_of(message);
+    for (std::size_t index = 0; index < config.classes.size(); ++index) {
+      if ((member_of >> index & 1) != 0 && config.classes[index].lease) return &*config.classes[index].lease;
+    }
+    return nullptr;
+  }
+
+  static const config::PoolScope* pool_scope(const SubnetView& view, Ipv4 address) {
+    for (const config::PoolScope& scope : view.subnet->pool_scopes) {
+      if (scope.range.contains(address)) return &scope;
+    }
+    return nullptr;
+  }
+
+  // Whether the pool holding `address` serves this client (pools kept for some classes).
+  bool pool_serves_client(const SubnetView& view, Ipv4 address, const wire::Message& message) const {
+    const config::PoolScope* scope = pool_scope(view, address);
+    return scope == nullptr || scope->classes == 0 || pool_serves(scope, classes_of(message));
+  }
+
+  std::optional<Ipv4> pick_for(const SubnetView& view, const wire::Message& message) const {
+    const auto& scopes = view.subnet->pool_scopes;
+    const bool restricted = std::any_of(scopes.begin(), scopes.end(),
+                                        [](const config::PoolScope& scope) { return scope.classes != 0; });
+    if (!restricted) return allocator.pick(view.id());
+    const std::uint64_t member_of = classes_of(message);
+    return allocator.pick_where(view.id(), [&](Ipv4 pool_first) {
+      return pool_serves(pool_scope(view, pool_first), member_of);
+    });
+  }
+
   // Step 3: a requested address that is not allocated. Another client's ended lease (its
   // affinity) does not count: §4.3.1 gives the address to whoever asks for it.
   bool requested_is_free(const SubnetView& view, Ipv4 address, const ClientKey& client) const {
@@ -190,14 +233,15 @@ struct Engine::State {
     if (const auto own = table.facts(client);
         own != std::nullopt && own->subnet_id == view.id() && own->state != LeaseState::Declined &&
         view.contains(own->address) && allocator.in_pool(view.id(), own->address) &&
-        !allocator.excluded(own->address)) {
+        !allocator.excluded(own->address) && pool_serves_client(view, own->address, message)) {
       return own->address;
     }
     if (const auto requested = message.options.get_ipv4(option::kRequestedAddress);
-        requested && requested_is_free(view, *requested, client)) {
+        requested && requested_is_free(view, *requested, client) &&
+        pool_serves_client(view, *requested, message)) {
       return *requested;
     }
-    return allocator.pick(view.id());
+    return pick_for(view, message);
   }
 
   // Whether `address` may be granted to the client on a REQUEST: its own lease, its
@@ -211,6 +255,7 @@ struct Engine::State {
     if (reserved_for_another(view, address, message)) return false;
     if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
     if (!allocator.in_pool(view.id(), address)) return false;
+    if (!pool_serves_client(view, address, message)) return false;
     const auto record = table.facts(address, client);
     if (record != std::nullopt && record->of_client) {
       return record->state != LeaseState::Declined;
@@ -220,6 +265,14 @@ struct Engine::State {
     const auto own = table.facts(client);
     return own == std::nullopt || own->subnet_id != view.id() || own->address == address ||
            !(own->state == LeaseState::Offered || own->state == LeaseState::Bound);
+  }
+
+  // The reservation at `address` when it is this client's: its options go into the reply.
+  const config::Reservation* own_reservation(const SubnetView& view, const wire::Message& message,
+                                             Ipv4 address) const {
+    const config::Reservation* reservation = view.reservation_at(address);
+    if (reservation == nullptr || reserved_for_another(view, address, message)) return nullptr;
+    return reservation;
   }
 
   Lease record_for(const SubnetView& view, const wire::Message& message, const ClientKey& client,
@@ -304,7 +357,8 @@ struct Engine::State {
         break;
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
-                   durations_for(view, message), {}};
+                   durations_for(view, message), {}, own_reservation(view, message, address),
+                   config.classes, classes_of(message)};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     return outcome;
   }
@@ -331,7 +385,8 @@ struct Engine::State {
     }
     ++counters.offers;
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
-                   durations_for(view, message), {}};
+                   durations_for(view, message), {}, own_reservation(view, message, *address),
+                   config.classes, classes_of(message)};
     return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
   }
 
@@ -492,7 +547,8 @@ struct Engine::State {
   // §4.3.5: configuration only. No lease, no lease times, yiaddr 0, the ACK goes to ciaddr.
   Outcome inform(const SubnetView& view, const wire::Message& message, const Ingress& ingress) {
     ++counters.informs;
-    ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {}};
+    ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {},
+                   own_reservation(view, message, message.ciaddr), config.classes, classes_of(message)};
     return {
         make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
   }

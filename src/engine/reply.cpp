@@ -1,7 +1,10 @@
 #include "reply.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+
+#include "landlord/base/assert.hpp"
 
 namespace landlord::engine {
 namespace {
@@ -16,8 +19,58 @@ std::uint32_t whole_seconds(Duration duration) {
       std::clamp<std::int64_t>(seconds, 0, std::numeric_limits<std::uint32_t>::max()));
 }
 
+// The configured scopes a reply draws options from, most specific first (reservation, the
+// client's classes in config order, pool, subnet with the global defaults merged in at load):
+// the first scope that sets a code wins.
+struct Scopes {
+  static constexpr std::size_t kMost = 3 + config::kMaxClasses;
+  std::array<const std::vector<config::OptionValue>*, kMost> options{};
+  std::array<const config::BootFields*, kMost> boot{};
+  std::size_t count = 0;
+
+  void add(const std::vector<config::OptionValue>& scope_options, const config::BootFields& scope_boot) {
+    LANDLORD_ASSERT(count < kMost);
+    options[count] = &scope_options;
+    boot[count] = &scope_boot;
+    ++count;
+  }
+  template <typename Member>
+  const auto* first_boot(Member member) const {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (const auto& value = boot[i]->*member) return &*value;
+    }
+    return static_cast<decltype(&*(boot[0]->*member))>(nullptr);
+  }
+};
+
+Scopes scopes_for(const wire::Message& request, const ReplySpec& spec) {
+  Scopes scopes;
+  if (spec.subnet == nullptr) return scopes;
+  if (spec.reservation != nullptr) scopes.add(spec.reservation->options, spec.reservation->boot);
+  for (std::size_t index = 0; index < spec.classes.size(); ++index) {
+    if ((spec.member_of >> index & 1) != 0) scopes.add(spec.classes[index].options, spec.classes[index].boot);
+  }
+  // The pool of the address given (yiaddr), or of the client's own for an INFORM.
+  const Ipv4 address = spec.your_address.is_zero() ? request.ciaddr : spec.your_address;
+  for (const config::PoolScope& pool : spec.subnet->pool_scopes) {
+    if (pool.range.contains(address)) {
+      scopes.add(pool.options, pool.boot);
+      break;
+    }
+  }
+  scopes.add(spec.subnet->options, spec.subnet->boot);
+  return scopes;
+}
+
+template <std::size_t N>
+void copy_name(const std::string* name, std::array<std::uint8_t, N>& field) {
+  if (name == nullptr) return;
+  LANDLORD_ASSERT(name->size() < N);  // the loader keeps room for the NUL
+  std::copy(name->begin(), name->end(), field.begin());
+}
+
 // RFC 2131 Table 3: what the server copies from the client and what it fills in itself.
-wire::Message header_for(const wire::Message& request, const ReplySpec& spec) {
+wire::Message header_for(const wire::Message& request, const ReplySpec& spec, const Scopes& scopes) {
   wire::Message reply;
   reply.op = wire::Op::BootReply;
   reply.htype = request.htype;
@@ -29,25 +82,34 @@ wire::Message header_for(const wire::Message& request, const ReplySpec& spec) {
   // ciaddr is echoed in an ACK (RENEWING, REBINDING, INFORM); an OFFER and a NAK carry 0.
   reply.ciaddr = spec.type == MessageType::Ack ? request.ciaddr : Ipv4{};
   reply.yiaddr = spec.your_address;
-  reply.siaddr = Ipv4{};  // no next-server: landlord does not serve boot files
   reply.giaddr = request.giaddr;
   reply.chaddr = request.chaddr;
+  if (spec.type == MessageType::Nak) return reply;  // Table 3: siaddr, sname, file unused
+  // The boot server and file of a network boot (next-server, boot-file, server-hostname).
+  if (const Ipv4* next_server = scopes.first_boot(&config::BootFields::next_server)) reply.siaddr = *next_server;
+  copy_name(scopes.first_boot(&config::BootFields::boot_file), reply.file);
+  copy_name(scopes.first_boot(&config::BootFields::server_hostname), reply.sname);
   return reply;
 }
 
-// The subnet's configured options: those the client listed in option 55, in its order, first
-// (clients such as some embedded stacks read only the first few), then the rest in config order.
-void add_configured_options(const wire::Message& request, const config::Subnet& subnet,
+// The configured options: those the client listed in option 55, in its order, first (clients
+// such as some embedded stacks read only the first few), then the rest in config order; for each
+// code the most specific scope's value.
+void add_configured_options(const wire::Message& request, const Scopes& scopes,
                             wire::Options& options) {
   const auto add = [&](const config::OptionValue& value) {
     if (!options.has(value.code)) options.set(value.code, value.value);
   };
   for (const std::uint8_t code : request.options.get(option::kParameterRequestList)) {
-    for (const config::OptionValue& value : subnet.options) {
-      if (value.code == code) add(value);
+    for (std::size_t scope = 0; scope < scopes.count && !options.has(code); ++scope) {
+      for (const config::OptionValue& value : *scopes.options[scope]) {
+        if (value.code == code) add(value);
+      }
     }
   }
-  for (const config::OptionValue& value : subnet.options) add(value);
+  for (std::size_t scope = 0; scope < scopes.count; ++scope) {
+    for (const config::OptionValue& value : *scopes.options[scope]) add(value);
+  }
 }
 
 void route(const wire::Message& request, const Ingress& ingress, Reply& reply) {
@@ -94,7 +156,8 @@ void route(const wire::Message& request, const Ingress& ingress, Reply& reply) {
 
 Reply make_reply(const wire::Message& request, const Ingress& ingress, const ReplySpec& spec) {
   Reply reply;
-  reply.message = header_for(request, spec);
+  const Scopes scopes = scopes_for(request, spec);
+  reply.message = header_for(request, spec, scopes);
   wire::Options& options = reply.message.options;
   options.set_u8(option::kMessageType, static_cast<std::uint8_t>(spec.type));
   options.set_ipv4(option::kServerId, spec.server_id);
@@ -110,7 +173,7 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
     }
     if (spec.subnet != nullptr) {
       options.set_ipv4(option::kSubnetMask, Ipv4{spec.subnet->subnet.mask()});
-      add_configured_options(request, *spec.subnet, options);
+      add_configured_options(request, scopes, options);
     }
   }
   // RFC 3011 §3: a server that honours the subnet selection option returns an identical copy

@@ -1,7 +1,9 @@
 #pragma once
 // Building a reply from a client's message: header fields per RFC 2131 Table 3, options in a
 // fixed order, and the §4.1 routing decision.
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "landlord/config/config.hpp"
@@ -21,6 +23,13 @@ struct ReplySpec {
   const config::Subnet* subnet = nullptr;   // mask and configured options; null for NAK
   std::optional<LeaseDurations> durations;  // 51/58/59: OFFER and ACK to a REQUEST only
   std::string_view nak_message;             // option 56, NAK only
+  // The client's own reservation when the reply's address is it: its options (and hostname as
+  // option 12) win over the pool's and the subnet's.
+  const config::Reservation* reservation = nullptr;
+  // The configured classes and those the client is a member of (bit i: classes[i]): their
+  // options come between the reservation's and the pool's, in class order.
+  std::span<const config::ClientClass> classes = {};
+  std::uint64_t member_of = 0;
 };
 
 Reply make_reply(const wire::Message& request, const Ingress& ingress, const ReplySpec& spec);

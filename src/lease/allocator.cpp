@@ -149,6 +149,23 @@ std::optional<Ipv4> Allocator::pick(std::uint32_t subnet_id) const {
   return std::nullopt;
 }
 
+std::optional<Ipv4> Allocator::pick_where(std::uint32_t subnet_id,
+                                          const std::function<bool(Ipv4 pool_first)>& allowed) const {
+  const auto subnet = subnets_.find(subnet_id);
+  if (subnet == subnets_.end()) return std::nullopt;
+  for (const std::size_t index : subnet->second.pools) {
+    const Pool& pool = pools_[index];
+    if (!allowed(pool.first)) continue;
+    if (const auto offset = pool.clean.lowest()) return Ipv4{pool.first.to_uint() + *offset};
+  }
+  // Oldest first among the allowed pools' addresses: a walk past the others' affinity entries.
+  for (const auto& [ended_at, address] : subnet->second.affinity) {
+    const Pool* pool = pool_of(Ipv4{address});
+    if (pool != nullptr && allowed(pool->first)) return Ipv4{address};
+  }
+  return std::nullopt;
+}
+
 Allocator::Usage Allocator::usage(std::uint32_t subnet_id) const {
   Usage usage;
   const auto subnet = subnets_.find(subnet_id);

@@ -49,17 +49,60 @@ struct AddressRange {
   bool contains(Ipv4 address) const { return first <= address && address <= last; }
 };
 
-struct Reservation {
-  std::optional<HardwareAddress> mac;
-  std::optional<ClientId> client_id;
-  Ipv4 address;
-  std::string hostname;
-};
-
 // An option value already encoded for the wire, in the order the config gave it.
 struct OptionValue {
   std::uint8_t code = 0;
   std::vector<std::uint8_t> value;
+  bool operator==(const OptionValue&) const = default;
+};
+
+// The BOOTP header fields a network boot reads (RFC 2131 §2: siaddr, file, sname), for boot
+// ROMs that read no options 66/67. Set under `options:` as next-server, boot-file and
+// server-hostname; unset fields are zero in the reply.
+struct BootFields {
+  std::optional<Ipv4> next_server;
+  std::optional<std::string> boot_file;        // at most 127 bytes: `file` keeps a NUL
+  std::optional<std::string> server_hostname;  // at most 63 bytes: `sname` keeps a NUL
+  bool empty() const { return !next_server && !boot_file && !server_hostname; }
+  bool operator==(const BootFields&) const = default;
+};
+
+struct Reservation {
+  std::optional<HardwareAddress> mac;
+  std::optional<ClientId> client_id;
+  Ipv4 address;
+  std::string hostname;                // sent as option 12 unless `options` set host-name
+  std::vector<OptionValue> options = {};  // the most specific scope: over classes, pool, subnet
+  BootFields boot = {};
+};
+
+// How a client is recognised as a member of a class: every condition given must hold.
+struct ClassMatch {
+  std::optional<std::string> vendor_class_prefix;   // option 60 starts with it
+  std::optional<std::string> user_class;            // option 77 is it, or holds it (RFC 3004)
+  std::vector<std::uint16_t> client_architectures;  // option 93 (RFC 4578) holds one of them
+  std::optional<std::vector<std::uint8_t>> circuit_id;  // option 82 sub-option 1 is it
+  std::optional<std::vector<std::uint8_t>> remote_id;   // option 82 sub-option 2 is it
+  std::optional<std::vector<std::uint8_t>> hardware_prefix;  // chaddr starts with it
+  std::optional<Cidr> giaddr;                       // the relay's giaddr is inside it
+};
+
+// A client class (`classes:`): selects pools, options and lease times for its members.
+struct ClientClass {
+  std::string name;
+  ClassMatch match;
+  std::vector<OptionValue> options;  // between reservation and pool in precedence
+  BootFields boot = {};
+  std::optional<LeaseTimes> lease;   // the top-level lease with the class's keys applied
+};
+inline constexpr std::size_t kMaxClasses = 64;  // membership is one 64-bit set per message
+
+// A pool that sets its own options or serves only some classes.
+struct PoolScope {
+  AddressRange range;
+  std::vector<OptionValue> options;  // win over the subnet's for addresses in `range`
+  BootFields boot = {};
+  std::uint64_t classes = 0;  // bit i: config.classes[i] may use the pool; 0: every client
 };
 
 struct Subnet {
@@ -68,6 +111,8 @@ struct Subnet {
   std::vector<AddressRange> pools;
   std::vector<Ipv4> relays;          // giaddr values selecting this subnet besides one inside it
   std::vector<OptionValue> options;  // routers, dns-servers, domain-name, ... (subnet mask is implied)
+  BootFields boot;                   // the global ones with this subnet's overrides applied
+  std::vector<PoolScope> pool_scopes;  // the pools (of `pools`) that set options, in file order
   LeaseTimes lease;                  // the global defaults with this subnet's overrides applied
   std::vector<Reservation> reservations;
   std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
@@ -115,6 +160,7 @@ struct Config {
   ServerSection server;
   StoreSection store;
   LeaseTimes lease;    // the global defaults, as written
+  std::vector<ClientClass> classes;  // in file order: the first that sets a value wins
   std::vector<Subnet> subnets;
   ControlSection control;
   EventsSection events;

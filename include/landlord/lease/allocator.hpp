@@ -14,6 +14,7 @@
 // The allocator knows nothing about leases: whoever changes a record reports the address's
 // class before and after (move()), so both views change in one step.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -64,6 +65,10 @@ class Allocator {
 
   // A free address of the subnet: the lowest clean one, else the oldest affinity one.
   std::optional<Ipv4> pick(std::uint32_t subnet_id) const;
+  // The same among the pools `allowed` accepts (by their first address): pools kept for some
+  // client classes. The affinity fallback walks past other pools' entries.
+  std::optional<Ipv4> pick_where(std::uint32_t subnet_id,
+                                 const std::function<bool(Ipv4 pool_first)>& allowed) const;
 
   struct Usage {
     std::uint64_t total = 0, clean = 0, affinity = 0;

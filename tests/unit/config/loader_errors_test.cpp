@@ -21,6 +21,8 @@ struct ErrorCase {
 
 void PrintTo(const ErrorCase& error_case, std::ostream* out) { *out << error_case.name; }
 
+#define TYPES "ip, ip-list, ip-pairs, u8, u16, u32, i32, bool, text, u16-list, domain-list, routes, sip-servers, fqdn, sub-options, hex"
+
 std::vector<ErrorCase> error_cases() {
   return {
     {"YamlSyntaxErrorIsReportedAtItsPlace",
@@ -169,6 +171,42 @@ subnets:
       "t.yaml:3:31: 'ms-classless-static-routes' needs at least one route",
       "t.yaml:6:40: 'classless-static-routes': '198.18.2.0/24 198.18.0.1' is not a route: write DESTINATION/LENGTH via ROUTER, e.g. \"198.18.2.0/24 via 198.18.0.1\" (0.0.0.0/0 for the default route)",
       "t.yaml:6:84: 'tftp-server-name' must not be empty"}},
+    {"ClassesAreChecked",
+     R"(classes:
+  - name: uefi
+    match: {client-architecture: [7, 9]}
+  - name: uefi
+    match: {client-architecture: [7, 70000], vendor-class: ""}
+  - name: "no spaces"
+    match: {hardware-address: "zz", giaddr: 198.18.0.1/24}
+  - name: relay
+    match: {circuit-id: "0xzz", remote-id: ""}
+  - name: empty
+    match: {}
+  - name: typo
+    match: {user-clas: iPXE}
+  - match: {user-class: iPXE}
+  - name: timed
+    match: {user-class: iPXE}
+    lease: {time: 10m, renew: 20m}
+subnets:
+  - subnet: 198.18.0.0/24
+    pools: [{range: 198.18.0.10-198.18.0.20, classes: [uefi, nosuch]}, {range: 198.18.0.30-198.18.0.40, classes: []}]
+)",
+     {"t.yaml:4:11: class 'uefi' is already defined (line 2)",
+      "t.yaml:5:38: 'client-architecture': 70000 is out of range 0-65535",
+      "t.yaml:5:60: 'vendor-class' must not be empty",
+      "t.yaml:6:11: 'no spaces' is not a class name (1-64 letters, digits, '-', '_')",
+      "t.yaml:7:31: 'hardware-address': 'zz' is not a hardware address prefix (1-16 hex bytes, e.g. 52:54:00)",
+      "t.yaml:7:45: 'giaddr': '198.18.0.1/24' is not an address or a network in CIDR form without host bits",
+      "t.yaml:9:25: 'circuit-id': '0xzz' is not 0x and hex bytes",
+      "t.yaml:9:44: 'remote-id': must not be empty",
+      "t.yaml:11:12: 'match' needs at least one condition",
+      "t.yaml:13:13: unknown key 'user-clas'; did you mean 'user-class'?",
+      "t.yaml:14:5: a class is missing required key 'name'",
+      "t.yaml:17:31: renew (T1) 20m must be shorter than rebind (T2) 8m45s (87.5% of 10m) in class 'timed'",
+      "t.yaml:20:62: unknown class 'nosuch'; defined: uefi, timed",
+      "t.yaml:20:114: 'classes' needs at least one class name (leave it out to serve every client)"}},
     {"ReservationsAreCheckedForDuplicatesAndPlace",
      R"(subnets:
   - subnet: 198.18.0.0/24
@@ -243,10 +281,43 @@ subnets: [{subnet: 198.18.0.0/24, options: {routrs: [198.18.0.1]}}]
       "t.yaml:4:18: 'interface-mtu': 20 is out of range 68-65535",
       "t.yaml:5:19: 'domain-search': domain name 'bad..name' has an empty label",
       "t.yaml:7:14: code 51 cannot be configured: option 51 (lease time) is set from 'lease: time'",
-      "t.yaml:9:7: a custom option needs exactly one value: text, ip, ips, u8, u16, u32 or hex",
-      "t.yaml:10:28: a custom option needs exactly one value: text, ip, ips, u8, u16, u32 or hex",
+      "t.yaml:9:7: a custom option needs exactly one value: " TYPES,
+      "t.yaml:10:28: a custom option needs exactly one value: " TYPES,
       "t.yaml:11:23: 'u8': 300 is out of range 0-255",
-      "t.yaml:12:45: unknown key 'routrs'; did you mean 'routers'?"}},
+      "t.yaml:12:45: unknown option 'routrs'; did you mean 'routers'?"}},
+    {"CatalogueValuesAreCheckedByType",
+     R"(options:
+  ntp-server: 198.18.0.1
+  ip-forwarding: maybe
+  time-offset: 1.5
+  default-ip-ttl: 0
+  policy-filter: ["198.18.0.0"]
+  vendor-specific: [{code: 1, ip: 198.18.0.1}, {code: 1, text: x}, {code: 2, sub-options: []}]
+  boot-file: )" "abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789abcdefgh" R"(
+  next-server: 0.0.0.0
+  client-fqdn: "no spaces.test"
+  custom:
+    - {code: 230, string: x}
+subnets:
+  - subnet: 198.18.0.0/24
+    pools: [{range: 198.18.0.10-198.18.0.20, options: {routers: nope}}, {options: {}}]
+    reservations: [{mac: "02:00:00:00:00:01", address: 198.18.0.5, options: {wpad: x}}]
+)",
+     {"t.yaml:2:3: unknown option 'ntp-server'; did you mean 'ntp-servers'?",
+      "t.yaml:3:18: 'ip-forwarding': 'maybe' is not true or false",
+      "t.yaml:4:16: 'time-offset': '1.5' is not a whole number from -2147483648 to 2147483647",
+      "t.yaml:5:19: 'default-ip-ttl': 0 is out of range 1-255",
+      "t.yaml:6:19: 'policy-filter': '198.18.0.0' is not two addresses \"ADDRESS ADDRESS\"",
+      "t.yaml:7:55: sub-option 1 is already set (line 7)",
+      "t.yaml:7:78: unknown key 'sub-options' in a 'vendor-specific' sub-option; it takes 'code' and one of: "
+      "ip, ip-list, ip-pairs, u8, u16, u32, i32, bool, text, u16-list, domain-list, routes, sip-servers, fqdn, hex",
+      "t.yaml:8:14: 'boot-file' is 128 bytes; the `file` field holds at most 127",
+      "t.yaml:9:16: 'next-server' must be a server's address, not 0.0.0.0",
+      "t.yaml:10:16: 'client-fqdn': domain name 'no spaces.test' has the character ' '; use letters, digits and '-'",
+      "t.yaml:12:19: unknown key 'string' in a custom option; it takes 'code' and one of: " TYPES,
+      "t.yaml:15:65: 'routers': 'nope' is not an IPv4 address",
+      "t.yaml:15:73: a pool map is missing required key 'range' (e.g. range: 198.18.0.100-198.18.0.199)",
+      "t.yaml:16:78: unknown option 'wpad'; see the option names in docs/configuration.md, or give it by code under 'custom'"}},
     {"EmptyFile",
      R"(
 )",
@@ -328,7 +399,7 @@ TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
   const auto loaded = load_string("subnets: [{subnet: 198.18.0.0/24}]\nzzzzzz: 1\n", "t.yaml");
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error()[0].to_string(),
-            "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, "
+            "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, classes, "
             "subnets, control, events, log");
 }
 

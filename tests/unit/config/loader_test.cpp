@@ -286,6 +286,60 @@ subnets:
   EXPECT_EQ(find_option(subnet, 1), nullptr);  // the subnet mask is implied, never configured
 }
 
+TEST(Loader, ClassesPoolsAndScopedOptions) {
+  const Config config = load_ok(R"(
+lease: {time: 1h}
+options: {next-server: 198.18.0.2, boot-file: global.0}
+classes:
+  - name: uefi
+    match: {client-architecture: [7, 9], giaddr: 198.18.2.0/24}
+    options: {boot-file: ipxe.efi, ntp-servers: 198.18.0.123}
+    lease: {time: 10m}
+  - name: phones
+    match: {vendor-class: Cisco, hardware-address: "00:1b:54", circuit-id: eth0/1, remote-id: "0x0a0b"}
+subnets:
+  - subnet: 198.18.0.0/24
+    options: {server-hostname: boot.lab.test}
+    pools:
+      - 198.18.0.10-198.18.0.19
+      - {range: 198.18.0.20-198.18.0.29, classes: [phones, uefi]}
+      - {range: 198.18.0.30-198.18.0.39, options: {dns-servers: 198.18.0.53}}
+    reservations:
+      - {mac: "02:00:00:00:00:01", address: 198.18.0.5, hostname: printer, options: {next-server: 198.18.0.3}}
+)");
+  ASSERT_EQ(config.classes.size(), 2u);
+  const ClientClass& uefi = config.classes[0];
+  EXPECT_EQ(uefi.name, "uefi");
+  EXPECT_EQ(uefi.match.client_architectures, (std::vector<std::uint16_t>{7, 9}));
+  EXPECT_EQ(uefi.match.giaddr, Cidr::parse("198.18.2.0/24"));
+  EXPECT_EQ(uefi.boot.boot_file, "ipxe.efi");
+  EXPECT_EQ(uefi.options, (std::vector<OptionValue>{{42, {198, 18, 0, 123}}}));
+  ASSERT_TRUE(uefi.lease.has_value());
+  EXPECT_EQ(uefi.lease->time, 10min);
+  const ClientClass& phones = config.classes[1];
+  EXPECT_EQ(phones.match.vendor_class_prefix, "Cisco");
+  EXPECT_EQ(phones.match.hardware_prefix, (Bytes{0x00, 0x1b, 0x54}));
+  EXPECT_EQ(phones.match.circuit_id, (Bytes{'e', 't', 'h', '0', '/', '1'}));
+  EXPECT_EQ(phones.match.remote_id, (Bytes{0x0a, 0x0b}));
+  EXPECT_FALSE(phones.lease.has_value());
+
+  const Subnet& subnet = config.subnets[0];
+  EXPECT_EQ(subnet.pools.size(), 3u);
+  ASSERT_EQ(subnet.pool_scopes.size(), 2u);  // the plain range has no scope
+  EXPECT_EQ(subnet.pool_scopes[0].classes, 0b11u);
+  EXPECT_TRUE(subnet.pool_scopes[0].options.empty());
+  EXPECT_EQ(subnet.pool_scopes[1].classes, 0u);
+  EXPECT_EQ(subnet.pool_scopes[1].options, (std::vector<OptionValue>{{6, {198, 18, 0, 53}}}));
+  // Boot fields merge field by field over the top level.
+  EXPECT_EQ(subnet.boot.next_server, (Ipv4{198, 18, 0, 2}));
+  EXPECT_EQ(subnet.boot.boot_file, "global.0");
+  EXPECT_EQ(subnet.boot.server_hostname, "boot.lab.test");
+  // A reservation's hostname is its option 12 (RFC 2132 §3.14).
+  const Reservation& printer = subnet.reservations.at(0);
+  EXPECT_EQ(printer.boot.next_server, (Ipv4{198, 18, 0, 3}));
+  EXPECT_EQ(printer.options, (std::vector<OptionValue>{{12, {'p', 'r', 'i', 'n', 't', 'e', 'r'}}}));
+}
+
 TEST(Loader, EveryExampleConfigLoadsWithoutErrors) {
   const std::filesystem::path directory = std::filesystem::path{LANDLORD_SOURCE_DIR} / "config";
   std::size_t examples = 0;

@@ -1,6 +1,7 @@
 // Option values as the wire carries them (RFC 2132, RFC 1035 names for option 119).
 #include <gtest/gtest.h>
 
+#include "landlord/config/option_catalogue.hpp"
 #include "landlord/config/option_encoding.hpp"
 
 namespace landlord::config {
@@ -55,20 +56,90 @@ TEST(OptionEncoding, HexAcceptsSeparatorsOrNone) {
   EXPECT_FALSE(parse_hex_bytes("zz").has_value());
 }
 
-TEST(OptionEncoding, NamedOptionsHaveTheirRfcCodes) {
+TEST(OptionCatalogue, NamesAndCodesAreUniqueAndKeepTheirRfcCodes) {
   const std::pair<std::string_view, std::uint8_t> expected[] = {
-      {"routers", 3}, {"dns-servers", 6}, {"domain-name", 15}, {"interface-mtu", 26},
-      {"broadcast-address", 28}, {"ntp-servers", 42}, {"tftp-server-name", 66},
-      {"boot-file-name", 67}, {"domain-search", 119}, {"classless-static-routes", 121},
+      {"routers", 3}, {"dns-servers", 6}, {"host-name", 12}, {"domain-name", 15},
+      {"interface-mtu", 26}, {"broadcast-address", 28}, {"ntp-servers", 42},
+      {"vendor-specific", 43}, {"tftp-server-name", 66}, {"boot-file-name", 67},
+      {"client-fqdn", 81}, {"domain-search", 119}, {"classless-static-routes", 121},
       {"ms-classless-static-routes", 249},
   };
-  EXPECT_EQ(named_options().size(), std::size(expected));
   for (const auto& [name, code] : expected) {
-    const auto* option = find_named_option(name);
+    const auto* option = find_option(name);
     ASSERT_NE(option, nullptr) << name;
     EXPECT_EQ(option->code, code) << name;
+    EXPECT_EQ(find_option(code), option) << name;
   }
-  EXPECT_EQ(find_named_option("subnet-mask"), nullptr);
+  EXPECT_EQ(find_option("subnet-mask"), nullptr);
+  const auto catalogue = option_catalogue();
+  for (std::size_t i = 0; i < catalogue.size(); ++i) {
+    EXPECT_FALSE(reserved_option_reason(catalogue[i].code).has_value()) << catalogue[i].name;
+    for (std::size_t j = i + 1; j < catalogue.size(); ++j) {
+      EXPECT_NE(catalogue[i].name, catalogue[j].name);
+      EXPECT_NE(catalogue[i].code, catalogue[j].code) << catalogue[i].name << " " << catalogue[j].name;
+    }
+  }
+}
+
+// RFC 2132 §3 to §8 define codes 2-49 and 62-76 for a server to configure (§9 is the
+// protocol's own): every one is in the catalogue by name.
+TEST(OptionCatalogue, HasEveryRfc2132OptionAServerConfigures) {
+  for (int code = 2; code <= 76; ++code) {
+    if (code >= 50 && code <= 61) continue;  // RFC 2132 §9: the protocol's own (60 is named)
+    if (code == 63) continue;                // unassigned (was NetWare/IP information)
+    EXPECT_NE(find_option(static_cast<std::uint8_t>(code)), nullptr) << code;
+  }
+}
+
+TEST(OptionCatalogue, TypeNamesRoundTrip) {
+  for (const OptionType type : all_types()) {
+    EXPECT_EQ(type_from_name(type_name(type)), type) << type_name(type);
+  }
+  EXPECT_EQ(type_from_name("ips"), OptionType::IpList);
+  EXPECT_FALSE(type_from_name("string").has_value());
+}
+
+TEST(OptionEncoding, BooleansAndSignedIntegers) {
+  EXPECT_EQ(encode_bool(true), Bytes{1});
+  EXPECT_EQ(encode_bool(false), Bytes{0});
+  EXPECT_EQ(encode_i32(-3600), (Bytes{0xff, 0xff, 0xf1, 0xf0}));
+}
+
+// RFC 3397 §2 (its own example): "eng.apple.com." and "marketing.apple.com." share "apple.com",
+// written once; the second name ends in a pointer to offset 4.
+TEST(OptionEncoding, Rfc3397Section2DomainSearchIsCompressed) {
+  const std::vector<std::string> names = {"eng.apple.com.", "marketing.apple.com."};
+  const auto encoded = encode_domain_list(names);
+  ASSERT_TRUE(encoded.has_value()) << encoded.error();
+  const Bytes expected = {3, 'e', 'n', 'g', 5, 'a', 'p', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0,
+                          9, 'm', 'a', 'r', 'k', 'e', 't', 'i', 'n', 'g', 0xc0, 0x04};
+  EXPECT_EQ(*encoded, expected);
+  // The same name again is one pointer; names compare without case.
+  const std::vector<std::string> repeated = {"lab.test", "LAB.test"};
+  EXPECT_EQ(*encode_domain_list(repeated), (Bytes{3, 'l', 'a', 'b', 4, 't', 'e', 's', 't', 0, 0xc0, 0}));
+}
+
+// RFC 4702 §2: flags (E: wire format, N: the server updates no DNS records), RCODE1 and RCODE2
+// (255 from a server), then the name.
+TEST(OptionEncoding, Rfc4702ClientFqdnFromAServer) {
+  const auto encoded = encode_client_fqdn("pc.lab.test");
+  ASSERT_TRUE(encoded.has_value());
+  EXPECT_EQ(*encoded, (Bytes{0x0c, 255, 255, 2, 'p', 'c', 3, 'l', 'a', 'b', 4, 't', 'e', 's', 't', 0}));
+  EXPECT_FALSE(encode_client_fqdn("bad..name").has_value());
+}
+
+// RFC 3361 §3.1 / §3.2: encoding byte 0 then names, or 1 then addresses.
+TEST(OptionEncoding, Rfc3361SipServersByNameOrAddress) {
+  const Ipv4 addresses[] = {Ipv4(198, 18, 0, 5)};
+  EXPECT_EQ(encode_sip_addresses(addresses), (Bytes{1, 198, 18, 0, 5}));
+  const std::vector<std::string> names = {"sip.lab"};
+  EXPECT_EQ(*encode_sip_names(names), (Bytes{0, 3, 's', 'i', 'p', 3, 'l', 'a', 'b', 0}));
+}
+
+// RFC 2132 §8.4: vendor-specific information as code/length/value sub-options.
+TEST(OptionEncoding, Rfc2132Section8_4VendorSubOptions) {
+  const SubOption sub_options[] = {{1, {198, 18, 0, 1}}, {6, {8}}, {71, {}}};
+  EXPECT_EQ(encode_sub_options(sub_options), (Bytes{1, 4, 198, 18, 0, 1, 6, 1, 8, 71, 0}));
 }
 
 // RFC 3442 §3's own table: the prefix length, then only the destination's significant
