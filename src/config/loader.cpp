@@ -1,10 +1,13 @@
 #include "landlord/config/loader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "limits.hpp"
 #include "sections.hpp"
 #include "yaml_reader.hpp"
 
@@ -60,9 +63,16 @@ std::string ConfigError::to_string() const {
 
 std::string format_errors(const std::vector<ConfigError>& errors) {
   std::string text;
-  for (const auto& error : errors) {
-    text += error.to_string();
+  const std::size_t shown = std::min(errors.size(), detail::kMaxErrorsShown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    text += errors[i].to_string();
     text += '\n';
+  }
+  if (errors.size() > shown) {
+    // One mistake (a bad indentation, a pasted block) often makes hundreds: the first ones say
+    // what it is.
+    text += errors.front().file + ": " + std::to_string(errors.size() - shown) +
+            " more errors not shown (" + std::to_string(errors.size()) + " in all)\n";
   }
   return text;
 }
@@ -70,6 +80,13 @@ std::string format_errors(const std::vector<ConfigError>& errors) {
 Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
                                                       const std::string& source_name) {
   detail::Reader reader{source_name};
+  if (yaml.size() > detail::kMaxFileBytes) {
+    reader.error(YAML::Mark::null_mark(), "the file is " + std::to_string(yaml.size()) +
+                                              " bytes, more than a config file may be (" +
+                                              std::to_string(detail::kMaxFileBytes) + ")");
+    return unexpected(reader.take_errors());
+  }
+  if (!detail::check_text(reader, yaml)) return unexpected(reader.take_errors());
   YAML::Node root;
   try {
     root = YAML::Load(std::string{yaml});
@@ -84,9 +101,27 @@ Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
 }
 
 Expected<Config, std::vector<ConfigError>> load_file(const std::string& path) {
+  const auto failure = [&](std::string message) {
+    return unexpected(std::vector<ConfigError>{{path, 0, 0, std::move(message)}});
+  };
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) return failure("is a directory, not a config file");
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      status.type() != std::filesystem::file_type::fifo) {
+    return failure("is not a regular file");
+  }
   std::ifstream file{path, std::ios::binary};
   if (!file) {
-    return unexpected(std::vector<ConfigError>{{path, 0, 0, std::string{"cannot open: "} + std::strerror(errno)}});
+    const int cause = errno;
+    if (cause == EACCES) return failure("cannot be read: permission denied (the file exists)");
+    return failure(std::string{"cannot open: "} + std::strerror(cause));
+  }
+  // Size first: a huge file is refused without being read into memory.
+  if (const auto size = std::filesystem::file_size(path, error);
+      !error && size > detail::kMaxFileBytes) {
+    return failure("the file is " + std::to_string(size) + " bytes, more than a config file may be (" +
+                   std::to_string(detail::kMaxFileBytes) + ")");
   }
   std::ostringstream contents;
   contents << file.rdbuf();

@@ -354,8 +354,7 @@ LogSection read_log(Reader& reader, const Field* field) {
   const auto section = reader.section(*field, {"level"});
   if (const auto* level = section.find("level")) {
     const auto text = reader.scalar(*level);
-    static constexpr std::string_view kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-    if (text && std::find(std::begin(kLevels), std::end(kLevels), *text) == std::end(kLevels)) {
+    if (text && std::find(kLogLevels.begin(), kLogLevels.end(), *text) == kLogLevels.end()) {
       reader.error(level->mark(), "unknown log level '" + *text + "'; use trace, debug, info, warn, error, critical or off");
     } else if (text) {
       log.level = *text;

@@ -2,9 +2,11 @@
 // subnets and pools, a relay address claimed twice or inside another subnet, shared interfaces.
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include "landlord/config/option_encoding.hpp"
 #include "landlord/config/values.hpp"
+#include "limits.hpp"
 #include "sections.hpp"
 
 namespace landlord::config::detail {
@@ -86,7 +88,13 @@ class SubnetsReader {
       reader_.error(field.mark(), "'subnets' is empty; add at least one subnet");
       return {};
     }
-    for (const auto& item : *items) read_subnet(item);
+    for (const auto& item : *items) {
+      if (subnets_.size() == kMaxSubnets) {
+        reader_.error(item.Mark(), too_many(items->size(), kMaxSubnets, "subnets", "the file"));
+        break;
+      }
+      read_subnet(item);
+    }
     check_subnet_overlaps();
     check_pool_overlaps();
     check_relays();
@@ -150,16 +158,41 @@ class SubnetsReader {
     return false;
   }
 
+  static std::string too_many(std::size_t count, std::size_t limit, std::string_view what,
+                              std::string_view where) {
+    return std::to_string(count) + " " + std::string{what} + " in " + std::string{where} +
+           ", more than the " + std::to_string(limit) + " allowed; the rest are not read";
+  }
+
   void read_pools(const Field& field, std::size_t index) {
     const auto items = reader_.list(field);
     if (!items) return;
+    std::size_t read = 0;
     for (const auto& pool_item : *items) {
+      if (read++ == kMaxPoolsPerSubnet) {
+        reader_.error(pool_item.Mark(), too_many(items->size(), kMaxPoolsPerSubnet, "pools", label(index)));
+        break;
+      }
       auto pool = read_pool_item(reader_, pool_item);
       if (!pool) continue;
       const YAML::Node& item = pool->range;
       const auto range = reader_.parsed(item, "pools", parse_range);
       if (!range) continue;
       const std::string what = "pool " + format_range(*range);
+      const std::uint64_t size = range->size();
+      if (size > kMaxPoolAddresses) {
+        reader_.error(item.Mark(), what + " has " + std::to_string(size) +
+                                       " addresses; a pool holds at most " +
+                                       std::to_string(kMaxPoolAddresses) + " (a /8)");
+        continue;
+      }
+      if (pool_addresses_ + size > kMaxPoolAddresses) {
+        reader_.error(item.Mark(), what + " brings the pools to " +
+                                       std::to_string(pool_addresses_ + size) +
+                                       " addresses in all, more than the " +
+                                       std::to_string(kMaxPoolAddresses) + " a server holds");
+        continue;
+      }
       const auto& cidr = cidrs_[index];
       if (cidr && !(cidr->value.contains(range->first) && cidr->value.contains(range->last))) {
         reader_.error(item.Mark(), what + " is outside " + label(index));
@@ -191,6 +224,7 @@ class SubnetsReader {
             {*range, std::move(pool->options->options), std::move(pool->options->boot), classes});
       }
       pools_.push_back({*range, item.Mark(), index});
+      pool_addresses_ += size;
     }
   }
 
@@ -236,23 +270,21 @@ class SubnetsReader {
     }
   }
 
-  // What earlier reservations of this subnet claimed, to refuse a second claim.
+  // What earlier reservations of this subnet claimed, by text, to refuse a second claim: a
+  // hash map, since a subnet may hold tens of thousands of reservations.
   struct Claimed {
-    std::vector<Placed<HardwareAddress>> macs;
-    std::vector<Placed<ClientId>> client_ids;
-    std::vector<Placed<Ipv4>> addresses;
+    std::unordered_map<std::string, YAML::Mark> macs, client_ids, addresses;
   };
 
   // Records `value` as claimed at `mark`, or reports the earlier claim and returns false.
   template <typename T>
-  bool claim(std::vector<Placed<T>>& claimed, const T& value, const YAML::Mark& mark, const std::string& what) {
-    const auto earlier = std::find_if(claimed.begin(), claimed.end(),
-                                      [&](const auto& other) { return other.value == value; });
-    if (earlier != claimed.end()) {
-      reader_.error(mark, what + " is already reserved in this subnet" + at_line(earlier->mark));
+  bool claim(std::unordered_map<std::string, YAML::Mark>& claimed, const T& value,
+             const YAML::Mark& mark, const std::string& what) {
+    const auto [earlier, inserted] = claimed.try_emplace(value.to_string(), mark);
+    if (!inserted) {
+      reader_.error(mark, what + " is already reserved in this subnet" + at_line(earlier->second));
       return false;
     }
-    claimed.push_back({value, mark, 0});
     return true;
   }
 
@@ -260,7 +292,13 @@ class SubnetsReader {
     const auto items = reader_.list(field);
     if (!items) return;
     Claimed claimed;
+    std::size_t read = 0;
     for (const auto& item : *items) {
+      if (read++ == kMaxReservationsPerSubnet) {
+        reader_.error(item.Mark(), too_many(items->size(), kMaxReservationsPerSubnet,
+                                            "reservations", label(index)));
+        break;
+      }
       if (auto reservation = read_reservation(item, index, claimed)) {
         subnets_[index].reservations.push_back(std::move(*reservation));
       }
@@ -391,6 +429,7 @@ class SubnetsReader {
   std::vector<Placed<AddressRange>> pools_;
   std::vector<Placed<Ipv4>> relays_;
   std::vector<Placed<std::string>> interfaces_;
+  std::uint64_t pool_addresses_ = 0;  // in all subnets' pools so far
 };
 
 }  // namespace

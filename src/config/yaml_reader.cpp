@@ -94,6 +94,14 @@ Section Reader::section(const YAML::Node& node, const YAML::Mark& fallback, std:
       continue;
     }
     const std::string key_name = key.Scalar();
+    if (key_name == "<<" && key.Tag() != "!") {
+      // yaml-cpp reads a merge key as an ordinary key named "<<": silently ignoring it would
+      // drop every setting it was meant to bring in.
+      error(key.Mark(), "YAML merge keys ('<<') are not supported: write the keys out; for "
+                        "settings shared by all subnets use the top-level 'lease' and 'options', "
+                        "which every subnet inherits");
+      continue;
+    }
     if (std::find(keys.begin(), keys.end(), key_name) == keys.end()) {
       if (const auto suggestion = nearest(key_name, keys)) {
         error(key.Mark(), "unknown key '" + key_name + "'; did you mean '" + std::string{*suggestion} + "'?");

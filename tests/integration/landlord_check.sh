@@ -35,4 +35,16 @@ lines=$(grep -c "^$broken:[0-9]*:[0-9]*: " "$work/out")
 status=0
 "$landlord" --check --config "$work/missing.yaml" >"$work/out" 2>&1 || status=$?
 [[ $status -eq 1 ]] || { echo "FAIL: a missing file exited $status, want 1"; exit 1; }
+# One set of log level names for the file and the flag: every name log.level takes is taken by
+# --log-level too; an unknown one is a usage error (2), not CLI11's own exit code.
+for level in trace debug info warn error critical off; do
+  printf 'log:\n  level: %s\nsubnets:\n  - subnet: 198.18.0.0/24\n' "$level" >"$work/level.yaml"
+  "$landlord" --check --config "$work/level.yaml" >"$work/out" 2>&1 || {
+    echo "FAIL: log.level $level refused:"; cat "$work/out"; exit 1; }
+  "$landlord" --check --config "$repo/config/loopback.yaml" --log-level "$level" >"$work/out" 2>&1 || {
+    echo "FAIL: --log-level $level refused:"; cat "$work/out"; exit 1; }
+done
+status=0
+"$landlord" --check --config "$repo/config/loopback.yaml" --log-level loud >"$work/out" 2>&1 || status=$?
+[[ $status -eq 2 ]] || { echo "FAIL: --log-level loud exited $status, want 2"; cat "$work/out"; exit 1; }
 echo "PASS: landlord --check"

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -63,7 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--bind", settings.bind, "relay mode: our ADDR[:PORT]; ADDR becomes giaddr");
   app.add_option("--interface", settings.interface,
                  "L2 mode: send Ethernet frames on this interface");
-  app.add_option("--clients", w.clients, "number of clients");
+  // Checked as text first: a negative count must not wrap around into an unsigned one.
+  app.add_option("--clients", w.clients, "number of clients")->check(CLI::NonNegativeNumber);
   app.add_option("--rate", w.arrival_rate_per_s, "new clients per second");
   app.add_option("--duration", duration, "length of the run (e.g. 60s, 5m)");
   app.add_option("--stay", stay,
@@ -87,7 +90,8 @@ int main(int argc, char** argv) {
                  "minimum RENEWING/REBINDING retransmission wait (RFC: 60s)");
   app.add_option("--decline-wait", decline_wait,
                  "wait after a DECLINE before restarting (RFC: 10s)");
-  app.add_option("--seed", w.seed, "seed for MACs, xids, fates and jitter");
+  app.add_option("--seed", w.seed, "seed for MACs, xids, fates and jitter")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-client-id", no_client_id,
                "send no option 61: the server keys clients by chaddr");
   app.add_flag("--no-option82-check", no_option82_check,
@@ -109,7 +113,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--report", settings.report_path, "write the JSON report here");
   app.add_option("--pcap", settings.pcap_path, "write the traffic seen to this pcap file");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help is a success; any other parse error is a usage error: exit 2, not CLI11's own code.
+    const int printed = app.exit(error);
+    return printed == 0 ? 0 : kExitUsage;
+  }
 
   const auto set_duration = [](const std::string& text, Duration& out, const char* flag) {
     if (text.empty()) return true;
@@ -136,23 +146,23 @@ int main(int argc, char** argv) {
     }
   }
   if (no_client_id) w.send_client_id = false;
-  if (settings.server.empty() == settings.interface.empty()) {
-    std::cerr << "landlord-sim: give exactly one of --server (relay) or --interface (L2)\n";
+  if (const auto problems = cli::check_settings(settings); !problems.empty()) {
+    for (const auto& problem : problems) std::cerr << "landlord-sim: " << problem << "\n";
     return kExitUsage;
   }
-  if (settings.retransmit_base.count() <= 0) {
-    std::cerr << "landlord-sim: --retransmit-base must be positive\n";
-    return kExitUsage;
+  // Opened now, so that a path that cannot be written stops the run before it starts.
+  std::ofstream report_file;
+  if (!settings.report_path.empty()) {
+    report_file.open(settings.report_path, std::ios::trunc);
+    if (!report_file) {
+      std::cerr << "landlord-sim: --report: cannot write " << settings.report_path << ": "
+                << std::strerror(errno) << "\n";
+      return kExitUsage;
+    }
   }
   w.timing = Timing::with_retransmit_base(settings.retransmit_base, settings.renew_minimum);
   w.timing.decline_restart = settings.decline_wait;
   if (closed_loop) {
-    if (plan.step.count() <= 0 || plan.deadline.count() <= 0 || w.arrival_rate_per_s <= 0 ||
-        plan.factor <= 1 || plan.max_steps == 0) {
-      std::cerr << "landlord-sim: --closed-loop wants a positive --step, --deadline, --rate and "
-                   "--max-steps, and a --step-factor above 1\n";
-      return kExitUsage;
-    }
     plan.start_rate_per_s = w.arrival_rate_per_s;
     if (settings.clients_given || app.count("--clients") > 0) plan.max_clients = w.clients;
     w.clients = 0;  // the steps bring their own
@@ -229,10 +239,10 @@ int main(int argc, char** argv) {
                      result.elapsed_s,  result.cpu_s,      loop ? &*loop : nullptr,
                      transport->receive_drops()};
   std::fputs(report_text(fleet, info).c_str(), stdout);
-  if (!settings.report_path.empty()) {
-    std::ofstream out(settings.report_path);
-    out << report_json(fleet, info);
-    if (!out) {
+  if (report_file.is_open()) {
+    report_file << report_json(fleet, info);
+    report_file.close();
+    if (!report_file) {
       std::cerr << "landlord-sim: cannot write " << settings.report_path << "\n";
       return kExitUsage;
     }

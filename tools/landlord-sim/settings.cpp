@@ -27,6 +27,46 @@ std::string where(const std::string& path, const YAML::Mark& mark) {
 
 }  // namespace
 
+std::vector<std::string> check_settings(const Settings& settings) {
+  std::vector<std::string> problems;
+  const Workload& w = settings.workload;
+  const auto positive = [&](Duration value, std::string_view flag) {
+    if (value.count() <= 0) problems.push_back(fmt::format("{} must be more than 0", flag));
+  };
+  if (w.clients > kMaxClients) {
+    problems.push_back(fmt::format("--clients {} is more than the {} a run can hold", w.clients,
+                                   kMaxClients));
+  }
+  if (!settings.closed_loop && w.clients == 0) problems.push_back("--clients must be at least 1");
+  // NaN fails every comparison: written so that it fails this one too.
+  if (!(w.arrival_rate_per_s > 0 && w.arrival_rate_per_s <= kMaxRatePerSecond)) {
+    problems.push_back(fmt::format("--rate must be more than 0 and at most {} new clients per "
+                                   "second, not {}",
+                                   kMaxRatePerSecond, w.arrival_rate_per_s));
+  }
+  positive(w.duration, "--duration");
+  if (w.stay.count() < 0) problems.push_back("--stay cannot be negative");
+  positive(settings.retransmit_base, "--retransmit-base");
+  positive(settings.renew_minimum, "--renew-min");
+  if (settings.decline_wait.count() < 0) problems.push_back("--decline-wait cannot be negative");
+  const double departing = w.release_fraction + w.vanish_fraction;
+  if (departing > 1) {
+    problems.push_back(fmt::format("--release and --vanish add up to {}, more than all clients",
+                                   departing));
+  }
+  if (settings.server.empty() == settings.interface.empty()) {
+    problems.push_back("give exactly one of --server (relay) or --interface (L2)");
+  }
+  if (settings.closed_loop) {
+    const ClosedLoopPlan& plan = settings.closed_loop_plan;
+    positive(plan.step, "--step");
+    positive(plan.deadline, "--deadline");
+    if (!(plan.factor > 1 && plan.factor <= 100)) problems.push_back("--step-factor must be above 1");
+    if (plan.max_steps == 0) problems.push_back("--max-steps must be at least 1");
+  }
+  return problems;
+}
+
 Expected<void, std::string> load_scenario(const std::string& path, Settings& settings) {
   YAML::Node root;
   try {

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "landlord/base/duration.hpp"
 #include "landlord/base/expected.hpp"
@@ -30,6 +31,15 @@ struct Settings {
 using landlord::parse_duration;
 // "FROM+LEN", both durations: "30s+60s".
 std::optional<Window> parse_window(std::string_view text);
+
+// The largest run the simulator takes: client state is kept per client, indexed by 32 bits.
+inline constexpr std::size_t kMaxClients = 10'000'000;
+inline constexpr double kMaxRatePerSecond = 1'000'000;
+
+// Every setting, from the scenario and the flags together, checked before anything starts: one
+// message per problem, naming the flag; empty when the run may start. The output files are
+// opened by the caller (a bad --report path is an error before the run, not after it).
+std::vector<std::string> check_settings(const Settings& settings);
 
 // Reads a scenario file into `settings`. Unknown keys and bad values are errors that name
 // file:line:column.

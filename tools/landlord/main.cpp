@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -10,6 +11,10 @@
 
 #include "landlord/config/loader.hpp"
 #include "landlord/server/server.hpp"
+
+namespace {
+constexpr int kExitUsage = 2;  // a bad command line; 1 is a bad config or a failed start
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"landlord: a DHCPv4 lease server"};
@@ -21,13 +26,21 @@ int main(int argc, char** argv) {
   auto* store_option =
       app.add_option("--store-path", store_path, "lease store file (overrides store.path)");
   auto* level_option = app.add_option("--log-level", log_level, "log level (overrides log.level)")
-                           ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+                           ->check(CLI::IsMember(std::vector<std::string>(
+                               landlord::config::kLogLevels.begin(),
+                               landlord::config::kLogLevels.end())));
   app.add_flag("--check", check_only, "validate the configuration and exit: 0 if valid, 1 if not");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help is a success; a bad command line is a usage error: 2, not CLI11's own code.
+    const int printed = app.exit(error);
+    return printed == 0 ? 0 : kExitUsage;
+  }
 
   auto loaded = landlord::config::load_file(config_path);
   if (!loaded) {
-    for (const auto& error : loaded.error()) std::cerr << error.to_string() << '\n';
+    std::cerr << landlord::config::format_errors(loaded.error());
     return 1;
   }
   if (check_only) {

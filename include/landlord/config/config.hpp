@@ -1,9 +1,11 @@
 #pragma once
 // The validated, immutable configuration. Loading (YAML, yaml-cpp) lives apart in
 // config/loader.hpp so that the core never links yaml-cpp.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -163,8 +165,13 @@ struct EventsSection {
   std::optional<std::string> exec;
 };
 
+// The log levels, by the names spdlog reads: `log.level` and `landlord --log-level` take
+// exactly these.
+inline constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
+                                                               "error", "critical", "off"};
+
 struct LogSection {
-  std::string level = "info";  // trace, debug, info, warn, error
+  std::string level = "info";  // one of kLogLevels
 };
 
 struct Config {

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include "settings.hpp"
 
@@ -114,6 +117,57 @@ TEST(Scenario, MistakesNameTheirPlace) {
   EXPECT_NE(error_for("- a\n- b\n").find("a map of settings"), std::string::npos);
   EXPECT_NE(error_for("max_miss: 2\n").find("max_miss must be a fraction"), std::string::npos);
   EXPECT_NE(error_for("deadline: 1 s\n").find("deadline must be a duration"), std::string::npos);
+}
+
+// check_settings() on one change to a valid relay-mode run: the problems it names.
+std::string problems_with(const std::function<void(Settings&)>& change) {
+  Settings settings;
+  settings.server = "127.0.0.1:6767";
+  change(settings);
+  std::string text;
+  for (const auto& problem : check_settings(settings)) text += problem + "\n";
+  return text;
+}
+
+TEST(Settings, AreCheckedBeforeTheRun) {
+  EXPECT_EQ(problems_with([](Settings&) {}), "");
+  EXPECT_NE(problems_with([](Settings& s) { s.workload.arrival_rate_per_s = 0; }).find("--rate"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) { s.workload.arrival_rate_per_s = -5; }).find("--rate"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) {
+              s.workload.arrival_rate_per_s = std::numeric_limits<double>::quiet_NaN();
+            }).find("--rate"),
+            std::string::npos);
+  // What "--clients -5" became before CLI11 checked it: 2^64 - 5.
+  EXPECT_NE(problems_with([](Settings& s) { s.workload.clients = static_cast<std::size_t>(-5); })
+                .find("--clients"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) { s.workload.clients = 0; }).find("--clients"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) { s.workload.duration = Duration{0}; }).find("--duration"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) { s.retransmit_base = Duration{0}; })
+                .find("--retransmit-base"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) {
+              s.workload.release_fraction = 0.7;
+              s.workload.vanish_fraction = 0.7;
+            }).find("--release and --vanish"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) { s.interface = "veth0"; }).find("exactly one"),
+            std::string::npos);
+  EXPECT_NE(problems_with([](Settings& s) {
+              s.closed_loop = true;
+              s.closed_loop_plan.factor = 1;
+            }).find("--step-factor"),
+            std::string::npos);
+  // Two problems, two lines: the operator fixes them in one go.
+  const std::string two = problems_with([](Settings& s) {
+    s.workload.arrival_rate_per_s = 0;
+    s.workload.duration = Duration{0};
+  });
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 2) << two;
 }
 
 }  // namespace
