@@ -5,14 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "landlord/config/keys.hpp"
 #include "sections.hpp"
 #include "yaml_reader.hpp"
 
 namespace landlord::config {
 namespace {
 
-const std::initializer_list<std::string_view> kTopLevelKeys = {
-    "server", "store", "lease", "options", "subnets", "control", "events", "log"};
+constexpr keys::KeyList kTopLevelKeys{keys::kTopLevel};
 
 Config read_config(detail::Reader& reader, const YAML::Node& root) {
   Config config;

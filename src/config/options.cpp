@@ -1,18 +1,15 @@
 // `options:` — named options and the `custom:` escape hatch, encoded to wire bytes.
 #include <algorithm>
 
+#include "landlord/config/keys.hpp"
 #include "landlord/config/option_encoding.hpp"
 #include "sections.hpp"
 
 namespace landlord::config::detail {
 namespace {
 
-const std::initializer_list<std::string_view> kOptionKeys = {
-    "routers", "dns-servers", "domain-name", "interface-mtu", "broadcast-address",
-    "ntp-servers", "tftp-server-name", "boot-file-name", "domain-search",
-    "classless-static-routes", "ms-classless-static-routes", "custom"};
-const std::initializer_list<std::string_view> kCustomKeys = {
-    "code", "text", "ip", "ips", "u8", "u16", "u32", "hex"};
+constexpr keys::KeyList kOptionKeys{keys::kOptions};
+constexpr keys::KeyList kCustomKeys{keys::kCustomOption};
 
 // The smallest MTU an IPv4 host must accept (RFC 791); option 26's floor (RFC 2132 §5.1).
 constexpr std::uint64_t kMinimumMtu = 68;

@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <numeric>
 
+#include "landlord/config/keys.hpp"
 #include "landlord/config/values.hpp"
 #include "sections.hpp"
 
 namespace landlord::config::detail {
 namespace {
 
-const std::initializer_list<std::string_view> kSubnetKeys = {
-    "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces"};
-const std::initializer_list<std::string_view> kReservationKeys = {
-    "mac", "client-id", "address", "hostname"};
+constexpr keys::KeyList kSubnetKeys{keys::kSubnet};
+constexpr keys::KeyList kReservationKeys{keys::kReservation};
 
 // Something a later check may point back at: "... (line 12)".
 template <typename T>

@@ -27,7 +27,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string_view> nearest(std::string_view word,
-                                        std::initializer_list<std::string_view> candidates) {
+                                        std::span<const std::string_view> candidates) {
   std::optional<std::string_view> best;
   std::size_t best_distance = 0;
   for (const auto candidate : candidates) {
@@ -74,7 +74,7 @@ std::vector<ConfigError> Reader::take_errors() {
 }
 
 Section Reader::section(const YAML::Node& node, const YAML::Mark& fallback, std::string_view name,
-                        std::initializer_list<std::string_view> keys) {
+                        std::span<const std::string_view> keys) {
   Section section;
   section.mark = node.IsNull() || node.Mark().is_null() ? fallback : node.Mark();
   if (node.IsNull()) return section;
