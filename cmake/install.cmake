@@ -13,7 +13,12 @@ if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
 else()
   set(default_unit_dir ${CMAKE_INSTALL_PREFIX}/lib/systemd/system)
 endif()
-set(LANDLORD_SYSTEMD_UNIT_DIR ${default_unit_dir} CACHE PATH "where landlord.service is installed")
+# Empty: follow the prefix (also when the prefix changes in an existing build directory).
+set(LANDLORD_SYSTEMD_UNIT_DIR "" CACHE PATH "where landlord.service is installed (default: from the prefix)")
+set(unit_dir ${default_unit_dir})
+if(LANDLORD_SYSTEMD_UNIT_DIR)
+  set(unit_dir ${LANDLORD_SYSTEMD_UNIT_DIR})
+endif()
 
 set(LANDLORD_SBINDIR ${CMAKE_INSTALL_FULL_SBINDIR})
 set(LANDLORD_CONFIG ${CMAKE_INSTALL_FULL_SYSCONFDIR}/landlord/landlord.yaml)
@@ -30,8 +35,7 @@ foreach(tool landlord-sim landlordctl)
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/landlord.yaml
         DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/landlord)
-install(FILES ${PROJECT_BINARY_DIR}/packaging/landlord.service
-        DESTINATION ${LANDLORD_SYSTEMD_UNIT_DIR})
+install(FILES ${PROJECT_BINARY_DIR}/packaging/landlord.service DESTINATION ${unit_dir})
 install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
 install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.yaml.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 install(FILES ${PROJECT_SOURCE_DIR}/man/landlord-sim.1 ${PROJECT_SOURCE_DIR}/man/landlordctl.1

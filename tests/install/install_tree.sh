@@ -23,6 +23,10 @@ expect_file() {  # PATH [executable]
   fi
 }
 unit_dir="$(sed -n 's/^LANDLORD_SYSTEMD_UNIT_DIR:PATH=//p' "$build/CMakeCache.txt")"
+if [[ -z "$unit_dir" ]]; then  # the default follows the prefix (cmake/install.cmake)
+  unit_dir="$prefix/lib/systemd/system"
+  [[ "$prefix" == /usr ]] && unit_dir=/lib/systemd/system
+fi
 expect_file "$prefix/sbin/landlord" executable
 expect_file "$prefix/bin/landlord-sim" executable
 expect_file "$prefix/bin/landlordctl" executable

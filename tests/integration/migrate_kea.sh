@@ -74,4 +74,15 @@ rows() { awk -F, 'NR > 1 && $10 == 0 {print $1","$2","$3}' "$1" | sort -u; }
 diff <(rows "$WORK/kea-leases4.csv") <(rows "$WORK/export.csv" | grep -v "^$new_address,") \
   || fail "the export differs from Kea's leases"
 stop_server || fail "landlord did not stop cleanly"
+
+# Run as root with server.user, the import writes the store as that user (the daemon's).
+if [[ $(id -u) -eq 0 ]]; then
+  chmod 711 "$WORK" && mkdir "$WORK/as-user" && chown nobody "$WORK/as-user"
+  write_config "$WORK/as-user.yaml" "$PORT" "$WORK/as-user/leases.db" 60s "198.18.1.10-198.18.1.200"
+  sed -i 's/^server:$/server:\n  user: nobody/' "$WORK/as-user.yaml"
+  "$LANDLORD" import --from kea-csv "$WORK/kea-leases4.csv" --config "$WORK/as-user.yaml" \
+    >"$WORK/as-user.out" || fail "import as server.user failed: $(cat "$WORK/as-user.out")"
+  [[ "$(stat -c %U "$WORK/as-user/leases.db")" == nobody ]] \
+    || fail "the store was written as $(stat -c %U "$WORK/as-user/leases.db"), not server.user"
+fi
 echo "PASS: 20 clients leased by kea-dhcp4 kept their addresses on landlord after the import"

@@ -18,6 +18,7 @@
 #include "landlord/migrate/import_plan.hpp"
 #include "landlord/migrate/kea_export.hpp"
 #include "landlord/migrate/lease_file.hpp"
+#include "landlord/server/privileges.hpp"
 #include "landlord/server/restore.hpp"
 #include "landlord/store/open_store.hpp"
 
@@ -84,6 +85,12 @@ int run_import(const ImportCommand& command) {
   if (!command.dry_run && port_in_use(config->server.listen)) {
     std::cerr << "landlord import: port " << config->server.listen.port
               << " is in use: stop the DHCP server (landlord or the one migrated from) first\n";
+    return 1;
+  }
+  // The foreign file is read; the store is landlord's: written as server.user, as the daemon
+  // would write it, so that a daemon started later (as that user) can open it.
+  if (auto dropped = server::drop_privileges(*config, server::PrivilegeOptions{true}); !dropped) {
+    std::cerr << "landlord import: " << dropped.error() << '\n';
     return 1;
   }
   auto store = store::open_store(config->store);
