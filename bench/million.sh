@@ -154,7 +154,7 @@ million_start() {
     granted=' grant '
     million_config "$store" >"$dir/landlord.yaml"
     t0_ns=$(date +%s%N)
-    ip netns exec "$million_ns" nice -n "$lab_nice" "$million_landlord_bin" --config "$dir/landlord.yaml" \
+    ip netns exec "$million_ns" nice -n "$lab_nice" "$million_landlord_bin" --allow-root --config "$dir/landlord.yaml" \
       >"$dir/server.log" 2>&1 &
   fi
   pid=$!

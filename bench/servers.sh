@@ -65,7 +65,7 @@ kea_start() {
 
 landlord_start() {
   landlord_config >"$server_dir/landlord.yaml"
-  lab_spawn "$server_dir/server.log" "$server_cpu" "$@" "$landlord_bin" --config "$server_dir/landlord.yaml"
+  lab_spawn "$server_dir/server.log" "$server_cpu" "$@" "$landlord_bin" --allow-root --config "$server_dir/landlord.yaml"
   server_pid=$lab_spawned_pid
 }
 

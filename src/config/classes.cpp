@@ -2,6 +2,7 @@
 // get (options, boot fields, lease times). Pools name the classes they serve.
 #include <algorithm>
 
+#include "landlord/config/keys.hpp"
 #include "landlord/config/option_encoding.hpp"
 #include "landlord/config/values.hpp"
 #include "sections.hpp"
@@ -9,10 +10,8 @@
 namespace landlord::config::detail {
 namespace {
 
-const std::initializer_list<std::string_view> kClassKeys = {"name", "match", "options", "lease"};
-const std::initializer_list<std::string_view> kMatchKeys = {
-    "vendor-class", "user-class", "client-architecture", "circuit-id", "remote-id",
-    "hardware-address", "giaddr"};
+constexpr keys::KeyList kClassKeys{keys::kClass};
+constexpr keys::KeyList kMatchKeys{keys::kClassMatch};
 
 bool is_class_name(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {

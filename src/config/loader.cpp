@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "landlord/config/keys.hpp"
 #include "limits.hpp"
 #include "sections.hpp"
 #include "yaml_reader.hpp"
@@ -14,8 +15,7 @@
 namespace landlord::config {
 namespace {
 
-const std::initializer_list<std::string_view> kTopLevelKeys = {
-    "server", "store", "lease", "options", "classes", "subnets", "control", "events", "log"};
+constexpr keys::KeyList kTopLevelKeys{keys::kTopLevel};
 
 Config read_config(detail::Reader& reader, const YAML::Node& root) {
   Config config;

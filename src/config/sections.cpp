@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "landlord/config/keys.hpp"
 #include "landlord/config/values.hpp"
 
 namespace landlord::config::detail {
@@ -81,8 +82,7 @@ LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fa
                         const LeaseTimes& base) {
   LeaseSection lease{base, fallback, {}, {}, {}, {}, {}};
   if (field == nullptr) return lease;
-  const auto section = reader.section(
-      *field, {"time", "renew", "rebind", "offer-hold", "decline-hold", "min", "max"});
+  const auto section = reader.section(*field, keys::kLease);
   lease.mark = section.mark;
   for (const auto& entry : section.fields) {
     if (entry.name == "time") {
@@ -201,11 +201,18 @@ bool is_interface_name(std::string_view name) {
   });
 }
 
+bool is_user_name(std::string_view name) {
+  if (name.empty() || name.size() > 32 || name.front() == '-') return false;
+  return std::none_of(name.begin(), name.end(), [](char c) {
+    return c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n';
+  });
+}
+
 ServerSection read_server(Reader& reader, const Field* field) {
   ServerSection server;
   server.listen = Endpoint{Ipv4{}, 67};
   if (field == nullptr) return server;
-  const auto section = reader.section(*field, {"interfaces", "listen", "server-id", "authoritative"});
+  const auto section = reader.section(*field, keys::kServer);
   for (const auto& entry : section.fields) {
     if (entry.name == "interfaces") {
       const auto items = reader.list(entry);
@@ -235,6 +242,13 @@ ServerSection read_server(Reader& reader, const Field* field) {
       }
     } else if (entry.name == "authoritative") {
       if (const auto value = reader.boolean(entry)) server.authoritative = *value;
+    } else if (entry.name == "user") {
+      const auto name = reader.scalar(entry);
+      if (name && !is_user_name(*name)) {
+        reader.error(entry.mark(), "'user': '" + *name + "' is not a user name (1-32 characters, no ':', '/' or spaces)");
+      } else if (name) {
+        server.user = *name;
+      }
     }
   }
   return server;
@@ -243,7 +257,7 @@ ServerSection read_server(Reader& reader, const Field* field) {
 StoreSection read_store(Reader& reader, const Field* field) {
   StoreSection store;
   if (field == nullptr) return store;
-  const auto section = reader.section(*field, {"type", "path", "url", "sync-interval", "batch-max", "batch-wait"});
+  const auto section = reader.section(*field, keys::kStore);
   for (const auto& entry : section.fields) {
     if (entry.name == "type") {
       const auto type = reader.scalar(entry);
@@ -302,7 +316,7 @@ ControlSection read_control(Reader& reader, const Field* field) {
   ControlSection control;
   if (field == nullptr) return control;
   control.enabled = true;
-  const auto section = reader.section(*field, {"socket", "listen", "token-file"});
+  const auto section = reader.section(*field, keys::kControl);
   std::optional<YAML::Mark> listen_mark;
   for (const auto& entry : section.fields) {
     if (entry.name == "socket" || entry.name == "token-file") {
@@ -336,7 +350,7 @@ ControlSection read_control(Reader& reader, const Field* field) {
 EventsSection read_events(Reader& reader, const Field* field) {
   EventsSection events;
   if (field == nullptr) return events;
-  const auto section = reader.section(*field, {"exec"});
+  const auto section = reader.section(*field, keys::kEvents);
   if (const auto* exec = section.find("exec")) {
     const auto path = reader.scalar(*exec);
     if (path && (path->empty() || path->front() != '/')) {
@@ -351,7 +365,7 @@ EventsSection read_events(Reader& reader, const Field* field) {
 LogSection read_log(Reader& reader, const Field* field) {
   LogSection log;
   if (field == nullptr) return log;
-  const auto section = reader.section(*field, {"level"});
+  const auto section = reader.section(*field, keys::kLog);
   if (const auto* level = section.find("level")) {
     const auto text = reader.scalar(*level);
     if (text && std::find(kLogLevels.begin(), kLogLevels.end(), *text) == kLogLevels.end()) {

@@ -60,6 +60,8 @@ LogSection read_log(Reader& reader, const Field* field);
 
 // An interface name as the kernel takes it: 1-15 bytes, no '/', ':' or whitespace.
 bool is_interface_name(std::string_view name);
+// A login name as useradd takes it: 1-32 bytes, not starting with '-', no ':', '/' or spaces.
+bool is_user_name(std::string_view name);
 
 struct SubnetDefaults {
   const LeaseTimes& lease;

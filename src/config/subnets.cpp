@@ -4,6 +4,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "landlord/config/keys.hpp"
 #include "landlord/config/option_encoding.hpp"
 #include "landlord/config/values.hpp"
 #include "limits.hpp"
@@ -12,10 +13,8 @@
 namespace landlord::config::detail {
 namespace {
 
-const std::initializer_list<std::string_view> kSubnetKeys = {
-    "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces"};
-const std::initializer_list<std::string_view> kReservationKeys = {
-    "mac", "client-id", "address", "hostname", "options"};
+constexpr keys::KeyList kSubnetKeys{keys::kSubnet};
+constexpr keys::KeyList kReservationKeys{keys::kReservation};
 
 // Something a later check may point back at: "... (line 12)".
 template <typename T>

@@ -74,7 +74,7 @@ std::vector<ConfigError> Reader::take_errors() {
 }
 
 Section Reader::section(const YAML::Node& node, const YAML::Mark& fallback, std::string_view name,
-                        std::initializer_list<std::string_view> keys) {
+                        std::span<const std::string_view> keys) {
   Section section;
   section.mark = node.IsNull() || node.Mark().is_null() ? fallback : node.Mark();
   if (node.IsNull()) return section;

@@ -2,7 +2,7 @@
 // Reading YAML nodes with every mistake recorded at its place instead of thrown: the loader
 // keeps going after an error so one run of `landlord --check` shows all of them.
 #include <cstdint>
-#include <initializer_list>
+#include <span>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,8 +55,8 @@ class Reader {
   // A map with only `keys` allowed: an unknown key gets a "did you mean", a duplicate key an
   // error. An empty value reads as an empty map; any other non-map is an error (empty result).
   Section section(const YAML::Node& node, const YAML::Mark& fallback, std::string_view name,
-                  std::initializer_list<std::string_view> keys);
-  Section section(const Field& field, std::initializer_list<std::string_view> keys) {
+                  std::span<const std::string_view> keys);
+  Section section(const Field& field, std::span<const std::string_view> keys) {
     return section(field.value, field.key.Mark(), field.name, keys);
   }
 

@@ -28,7 +28,9 @@
 #include "landlord/server/links.hpp"
 #include "landlord/server/no_route_report.hpp"
 #include "landlord/server/reply_routing.hpp"
+#include "landlord/server/privileges.hpp"
 #include "landlord/server/restore.hpp"
+#include "landlord/server/service_notify.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/open_store.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
@@ -87,7 +89,8 @@ class Server final : public control::Daemon {
         expiry_timer_(io),
         drain_timer_(io),
         signals_(io, SIGTERM, SIGINT, SIGHUP),
-        metrics_(metrics) {
+        metrics_(metrics),
+        heartbeat_(io, notifier_, [this] { return status_line(engine_.pool_usage()); }) {
     signals_.add(SIGUSR1);
     socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
       send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
@@ -131,6 +134,9 @@ class Server final : public control::Daemon {
     wait_for_datagrams();
     // Leases that ended while we were down are reclaimed at once: their deadline has passed.
     rearm_expiry_timer();
+    // The store is loaded and every socket bound: systemd may order dependants after us now.
+    notifier_.ready(status_line(engine_.pool_usage()));
+    heartbeat_.start();
     return {};
   }
 
@@ -388,6 +394,13 @@ class Server final : public control::Daemon {
   }
 
   Expected<void, std::string> reload() override {
+    notifier_.reloading();
+    auto reloaded = reload_config();
+    notifier_.ready(status_line(engine_.pool_usage()));  // also after a rejected file: it serves on
+    return reloaded;
+  }
+
+  Expected<void, std::string> reload_config() {
     auto loaded = config::load_file(options_.config_path);
     if (!loaded) {
       spdlog::error("reload of {} rejected; the running configuration stays:",
@@ -400,12 +413,12 @@ class Server final : public control::Daemon {
     apply_overrides(config, options_);
     if (config.server.listen.address != config_.server.listen.address ||
         config.server.listen.port != config_.server.listen.port ||
-        config.server.interfaces != config_.server.interfaces ||
+        config.server.interfaces != config_.server.interfaces || config.server.user != config_.server.user ||
         config.store.path != config_.store.path || config.store.url != config_.store.url ||
         config.store.type != config_.store.type || !same_control(config.control, config_.control) ||
         config.events.exec != config_.events.exec) {
       spdlog::warn(
-          "reload: changes to server.listen, server.interfaces, store, control and events take "
+          "reload: changes to server.listen, server.interfaces, server.user, store, control and events take "
           "effect only after a restart");
       config.server = config_.server;
       config.store = config_.store;
@@ -430,6 +443,8 @@ class Server final : public control::Daemon {
 
   void drain() {
     draining_ = true;
+    notifier_.stopping();
+    heartbeat_.stop();
     if (control_) control_->stop();
     expiry_timer_.cancel();
     socket_.socket().cancel();
@@ -649,6 +664,8 @@ class Server final : public control::Daemon {
   std::uint64_t malformed_ = 0, unroutable_ = 0, oversized_ = 0, packets_received_ = 0;
   NoRouteReport no_route_;
   control::Metrics& metrics_;
+  ServiceNotifier notifier_;  // systemd's Type=notify; inert outside systemd
+  ServiceHeartbeat heartbeat_;
   std::unique_ptr<control::Service> control_;  // the control API, when configured
   std::unique_ptr<control::EventExec> exec_;   // events.exec, when configured
   TimePoint started_at_{}, reloaded_at_{};
@@ -676,6 +693,13 @@ int run(config::Config config, const ServerOptions& options) {
     spdlog::critical("{}", socket.error());
     return 1;
   }
+  // Bound: from here on CAP_NET_RAW is all we keep, as server.user when started as root.
+  auto dropped = drop_privileges(config, PrivilegeOptions{options.allow_root});
+  if (!dropped) {
+    spdlog::critical("{}", dropped.error());
+    return 1;
+  }
+  spdlog::info("{}", *dropped);
   auto opened = store::open_store(config.store);
   if (!opened) {
     spdlog::critical("cannot open the lease store: {}", opened.error().message);

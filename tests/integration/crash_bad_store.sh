@@ -28,7 +28,7 @@ cases=0
 # expect_refusal NAME PATH WORDS: landlord must exit 1 within 10 s, saying WORDS on stderr.
 expect_refusal() {
   local name=$1 path=$2 words=$3 status=0
-  timeout 10 "$LANDLORD" --config "$WORK/landlord.yaml" --store-path "$path" \
+  timeout 10 "$LANDLORD" --allow-root --config "$WORK/landlord.yaml" --store-path "$path" \
     >"$WORK/$name.log" 2>&1 || status=$?
   echo "$name: exit $status: $(grep -m1 -i "store" "$WORK/$name.log" || tail -1 "$WORK/$name.log")"
   [[ $status -eq 1 ]] || fail "$name: exit status $status, expected 1: $(cat "$WORK/$name.log")"

@@ -64,7 +64,7 @@ start_server() {
   local config=$1; shift
   SERVER_GENERATION=$((SERVER_GENERATION + 1))
   SERVER_LOG=$WORK/server.$SERVER_GENERATION.log
-  "$LANDLORD" --config "$config" "$@" >"$SERVER_LOG" 2>&1 &
+  "$LANDLORD" --allow-root --config "$config" "$@" >"$SERVER_LOG" 2>&1 &
   SERVER_PID=$!
   wait_for_log "$SERVER_LOG" "serving on" 20 "$SERVER_PID" ||
     fail "landlord did not start (log $SERVER_LOG): $(tail -5 "$SERVER_LOG")"

@@ -120,7 +120,7 @@ if [[ -n ${CRASH_FAULTS_UNSHARED:-} ]]; then
   mount -o remount,ro,bind "$WORK/ro"
   write_config "$WORK/ro.yaml" "$PORT" "$WORK/ro/leases.db" 10m "198.18.1.0-198.18.1.255"
   status=0
-  timeout 10 "$LANDLORD" --config "$WORK/ro.yaml" >"$WORK/ro.log" 2>&1 || status=$?
+  timeout 10 "$LANDLORD" --allow-root --config "$WORK/ro.yaml" >"$WORK/ro.log" 2>&1 || status=$?
   echo "read-only at start: exit $status: $(grep -m1 -i "store" "$WORK/ro.log" || tail -1 "$WORK/ro.log")"
   [[ $status -eq 1 ]] || fail "read-only store at start: exit $status, expected a clear error and 1: $(tail -5 "$WORK/ro.log")"
   ! grep -q "AddressSanitizer\|runtime error:" "$WORK/ro.log" || fail "read-only store at start: crashed"

@@ -86,7 +86,7 @@ inside() {
   [[ "$(lease_row 198.18.0.100)" == "bound|$mac|renewing|"* || "$(lease_row 198.18.0.100)" == "bound|$mac|rebinding|"* ]] ||
     fail "dhclient's lease after the stop: $(lease_row 198.18.0.100)"
   local restart_log="$LAB_DIR/landlord-restarted.log"
-  ip netns exec "$LAB_NS_SERVER" "$landlord" --config "$LAB_CONFIG" --store-path "$LAB_STORE" \
+  ip netns exec "$LAB_NS_SERVER" "$landlord" --allow-root --config "$LAB_CONFIG" --store-path "$LAB_STORE" \
     --log-level debug >"$restart_log" 2>&1 &
   local restarted=$!
   echo "$restarted" >>"$LAB_DIR/pids"

@@ -16,7 +16,7 @@ start_server "$WORK/first.yaml"
 FIRST_PID=$SERVER_PID
 
 status=0
-timeout 10 "$LANDLORD" --config "$WORK/second.yaml" >"$WORK/second.log" 2>&1 || status=$?
+timeout 10 "$LANDLORD" --allow-root --config "$WORK/second.yaml" >"$WORK/second.log" 2>&1 || status=$?
 echo "second instance on port $PORT: exit $status: $(tail -1 "$WORK/second.log")"
 [[ $status -eq 1 ]] || fail "the second instance exited $status, expected 1: $(cat "$WORK/second.log")"
 grep -q "port $PORT on 127.0.0.1 is in use by another process" "$WORK/second.log" ||
@@ -27,7 +27,7 @@ kill -0 "$FIRST_PID" 2>/dev/null || fail "the first instance died"
 # Another port is another server: allowed.
 OTHER_PORT=$(free_udp_port) || fail "no free UDP port"
 write_config "$WORK/other.yaml" "$OTHER_PORT" "$WORK/other.db" 60s "198.18.1.10-198.18.1.20"
-"$LANDLORD" --config "$WORK/other.yaml" >"$WORK/other.log" 2>&1 &
+"$LANDLORD" --allow-root --config "$WORK/other.yaml" >"$WORK/other.log" 2>&1 &
 OTHER_PID=$!
 EXTRA_PIDS+=("$OTHER_PID")
 wait_for_log "$WORK/other.log" "serving on" 20 "$OTHER_PID" ||

@@ -68,7 +68,7 @@ subnets:
 log:
   level: warn
 YAML
-  ip netns exec "$SERVER_NS" "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  ip netns exec "$SERVER_NS" "$1" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
   landlord_ready "$SERVER_NS" 67
 }
@@ -112,7 +112,7 @@ subnets:
 log:
   level: warn
 YAML
-  "$1" -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  "$1" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
   landlord_ready "" "$SERVER_PORT" 127.0.0.1
 }

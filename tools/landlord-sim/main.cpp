@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "landlord/base/version.hpp"
 #include "landlord/sim/report.hpp"
 #include "landlord/sim/transport.hpp"
 #include "settings.hpp"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   ClosedLoopPlan& plan = settings.closed_loop_plan;
   std::string step, deadline;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
+  app.set_version_flag("--version", landlord::version_line("landlord-sim"));
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
   app.add_option("--server", settings.server,
                  "relay mode: the server's ADDR[:PORT] (port 67 by default)");

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "landlord/base/version.hpp"
 #include "landlord/control/client.hpp"
 
 namespace {
@@ -89,6 +90,7 @@ void print_json(const Json& value) { std::cout << value.dump(2) << '\n'; }
 
 int main(int argc, char** argv) {
   CLI::App app{"landlordctl: talk to a running landlord through its control API"};
+  app.set_version_flag("--version", landlord::version_line("landlordctl"));
   app.require_subcommand(1);
   std::string socket_path = "/run/landlord/control.sock";
   std::string url, token_file;

@@ -130,6 +130,7 @@ struct ServerSection {
   Endpoint listen;
   std::optional<Ipv4> server_id;  // default: the address of the ingress interface
   bool authoritative = true;      // NAK INIT-REBOOT requests for addresses wrong for the link
+  std::optional<std::string> user;  // started as root: become this user after binding sockets
 };
 
 struct StoreSection {

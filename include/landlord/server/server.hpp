@@ -12,6 +12,7 @@ struct ServerOptions {
   std::string config_path;                // re-read on SIGHUP
   std::optional<std::string> store_path;  // --store-path: overrides store.path, also on reload
   std::optional<std::string> log_level;   // --log-level: overrides log.level, also on reload
+  bool allow_root = false;                // --allow-root: run as root without server.user
 };
 
 // Applies the command line's overrides to a freshly loaded config.

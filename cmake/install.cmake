@@ -1,0 +1,65 @@
+# `cmake --install` layout and the CPack .deb (issue #11).
+#   landlord -> sbin; landlord-sim, landlordctl -> bin; example config -> /etc/landlord;
+#   systemd unit; man pages; bash completions.
+# The config lives in /etc/landlord whatever the prefix (an admin looks there), unless
+# CMAKE_INSTALL_SYSCONFDIR says otherwise.
+if(NOT DEFINED CMAKE_INSTALL_SYSCONFDIR)
+  set(CMAKE_INSTALL_SYSCONFDIR /etc CACHE PATH "read-only single-machine data (config)")
+endif()
+include(GNUInstallDirs)
+
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(default_unit_dir /lib/systemd/system)  # Debian 12's systemdsystemunitdir
+else()
+  set(default_unit_dir ${CMAKE_INSTALL_PREFIX}/lib/systemd/system)
+endif()
+# Empty: follow the prefix (also when the prefix changes in an existing build directory).
+set(LANDLORD_SYSTEMD_UNIT_DIR "" CACHE PATH "where landlord.service is installed (default: from the prefix)")
+set(unit_dir ${default_unit_dir})
+if(LANDLORD_SYSTEMD_UNIT_DIR)
+  set(unit_dir ${LANDLORD_SYSTEMD_UNIT_DIR})
+endif()
+
+set(LANDLORD_SBINDIR ${CMAKE_INSTALL_FULL_SBINDIR})
+set(LANDLORD_CONFIG ${CMAKE_INSTALL_FULL_SYSCONFDIR}/landlord/landlord.yaml)
+configure_file(${PROJECT_SOURCE_DIR}/packaging/landlord.service.in
+               ${PROJECT_BINARY_DIR}/packaging/landlord.service @ONLY)
+
+if(TARGET landlord)
+  install(TARGETS landlord RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
+endif()
+foreach(tool landlord-sim landlordctl)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/landlord.yaml
+        DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/landlord)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/landlord.service DESTINATION ${unit_dir})
+install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.yaml.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
+install(FILES ${PROJECT_SOURCE_DIR}/man/landlord-sim.1 ${PROJECT_SOURCE_DIR}/man/landlordctl.1
+        DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/completions/landlord ${PROJECT_SOURCE_DIR}/completions/landlord-sim
+              ${PROJECT_SOURCE_DIR}/completions/landlordctl
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+
+# The .deb: `cpack -G DEB` in a build configured with -DCMAKE_INSTALL_PREFIX=/usr.
+set(CPACK_PACKAGE_NAME landlord)
+set(CPACK_PACKAGE_VENDOR "landlord")
+set(CPACK_PACKAGE_CONTACT "landlord maintainers <landlord@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DHCPv4 lease server that acknowledges a lease only once it is on disk")
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# Depends: from the shared libraries the binaries actually link (dpkg-shlibdeps), plus what
+# the maintainer scripts run (useradd: passwd).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+file(WRITE ${PROJECT_BINARY_DIR}/packaging/conffiles "${LANDLORD_CONFIG}\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/packaging/postinst ${PROJECT_SOURCE_DIR}/packaging/prerm
+    ${PROJECT_SOURCE_DIR}/packaging/postrm ${PROJECT_BINARY_DIR}/packaging/conffiles)
+include(CPack)
