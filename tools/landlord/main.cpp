@@ -1,5 +1,6 @@
 // landlord: the DHCPv4 lease server. Loads and validates the config, then hands it to the
-// server; `--check` stops after validation (for CI and before a reload).
+// server; `--check` stops after validation (for CI and before a reload); `--option-table` prints
+// the options known by name.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "landlord/config/loader.hpp"
+#include "landlord/config/option_catalogue.hpp"
 #include "landlord/server/server.hpp"
 
 int main(int argc, char** argv) {
@@ -17,13 +19,24 @@ int main(int argc, char** argv) {
   std::string store_path;
   std::string log_level;
   bool check_only = false;
-  app.add_option("-c,--config", config_path, "YAML configuration file")->required();
+  bool option_table = false;
+  auto* config_option = app.add_option("-c,--config", config_path, "YAML configuration file");
   auto* store_option =
       app.add_option("--store-path", store_path, "lease store file (overrides store.path)");
   auto* level_option = app.add_option("--log-level", log_level, "log level (overrides log.level)")
                            ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.add_flag("--check", check_only, "validate the configuration and exit: 0 if valid, 1 if not");
+  app.add_flag("--option-table", option_table,
+               "print the options known by name as the Markdown table in docs/configuration.md");
   CLI11_PARSE(app, argc, argv);
+  if (option_table) {
+    std::cout << landlord::config::catalogue_markdown();
+    return 0;
+  }
+  if (config_option->count() == 0) {
+    std::cerr << "--config is required\n" << app.help();
+    return 2;
+  }
 
   auto loaded = landlord::config::load_file(config_path);
   if (!loaded) {
