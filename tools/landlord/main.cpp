@@ -1,6 +1,7 @@
 // landlord: the DHCPv4 lease server. Loads and validates the config, then hands it to the
-// server; `--check` stops after validation (for CI and before a reload). `import` and
-// `export` move leases in from Kea, dhcpd or dnsmasq, and out to Kea.
+// server; `--check` stops after validation (for CI and before a reload); `--option-table` prints
+// the options known by name. `import` and `export` move leases in from Kea, dhcpd or dnsmasq,
+// and out to Kea.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "landlord/base/version.hpp"
 #include "landlord/config/loader.hpp"
 #include "landlord/server/logging.hpp"
+#include "landlord/config/option_catalogue.hpp"
 #include "landlord/server/server.hpp"
 #include "migrate_commands.hpp"
 
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
   std::string log_level;
   bool check_only = false;
   landlord::server::ServerOptions options;
+  bool option_table = false;
   auto* config_option = app.add_option("-c,--config", config_path, "YAML configuration file");
   auto* store_option =
       app.add_option("--store-path", store_path, "lease store file (overrides store.path)");
@@ -63,6 +66,8 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-root", options.allow_root,
                "run as root when server.user is not set (otherwise refused)");
   app.add_flag("--check", check_only, "validate the configuration and exit: 0 if valid, 1 if not");
+  app.add_flag("--option-table", option_table,
+               "print the options known by name as the Markdown table in docs/configuration.md");
   landlord::tool::ImportCommand import;
   landlord::tool::ExportCommand exported;
   add_import(app, import);
