@@ -217,10 +217,11 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     if (status == PGRES_PIPELINE_ABORTED) continue;
     if (status != PGRES_COMMAND_OK) {
       if (!error) {
-        const std::string doing = query == 0              ? std::string("starting a transaction")
-                                  : query == commit_query ? std::string("committing")
-                                                          : "writing lease " +
-                                                                batch[query - 1].address.to_string();
+        // An error after the last query (the server going away at the sync) is the commit's.
+        const std::string doing = query == 0 ? std::string("starting a transaction")
+                                  : query < commit_query
+                                      ? "writing lease " + batch[query - 1].address.to_string()
+                                      : std::string("committing");
         error = detail::postgres_error(connection, raw, name_, doing);
       }
       continue;
