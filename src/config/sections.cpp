@@ -243,7 +243,7 @@ ServerSection read_server(Reader& reader, const Field* field) {
 StoreSection read_store(Reader& reader, const Field* field) {
   StoreSection store;
   if (field == nullptr) return store;
-  const auto section = reader.section(*field, {"type", "path", "batch-max", "batch-wait"});
+  const auto section = reader.section(*field, {"type", "path", "url", "sync-interval", "batch-max", "batch-wait"});
   for (const auto& entry : section.fields) {
     if (entry.name == "type") {
       const auto type = reader.scalar(entry);
@@ -252,8 +252,25 @@ StoreSection read_store(Reader& reader, const Field* field) {
         store.type = StoreSection::Type::Sqlite;
       } else if (*type == "memory") {
         store.type = StoreSection::Type::Memory;
+      } else if (*type == "postgresql") {
+        store.type = StoreSection::Type::Postgresql;
       } else {
-        reader.error(entry.mark(), "unknown store type '" + *type + "'; use sqlite or memory");
+        reader.error(entry.mark(),
+                     "unknown store type '" + *type + "'; use sqlite, postgresql or memory");
+      }
+    } else if (entry.name == "url") {
+      const auto url = reader.scalar(entry);
+      if (url && url->empty()) {
+        reader.error(entry.mark(), "'url' must not be empty");
+      } else if (url) {
+        store.url = *url;
+      }
+    } else if (entry.name == "sync-interval") {
+      const auto interval = reader.parsed(entry, parse_duration);
+      if (interval && (*interval < std::chrono::milliseconds{10} || *interval > std::chrono::seconds{10})) {
+        reader.error(entry.mark(), "'sync-interval' must be between 10ms and 10s");
+      } else if (interval) {
+        store.sync_interval = *interval;
       }
     } else if (entry.name == "path") {
       const auto path = reader.scalar(entry);
@@ -274,6 +291,9 @@ StoreSection read_store(Reader& reader, const Field* field) {
         store.batch_wait = *wait;
       }
     }
+  }
+  if (store.type == StoreSection::Type::Postgresql && store.url.empty()) {
+    reader.error(field->mark(), "store type postgresql needs 'url' (a libpq connection URI)");
   }
   return store;
 }

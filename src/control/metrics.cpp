@@ -162,6 +162,17 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
 
   out.single("landlord_store_healthy", "gauge", "1 while the lease store accepts writes.",
              counters.store_healthy ? 1 : 0);
+  out.single("landlord_store_view_current", "gauge",
+             "1 while this server's view of a shared store is current (its last poll worked).",
+             counters.view_current ? 1 : 0);
+  out.single("landlord_store_view_sync_failures_total", "counter",
+             "Failed polls of a shared store's changes.", static_cast<double>(counters.view_sync_failures));
+  out.single("landlord_store_view_records_learned_total", "counter",
+             "Records other servers wrote that changed this server's view.",
+             static_cast<double>(counters.view_records_learned));
+  out.single("landlord_dropped_view_stale_total", "counter",
+             "Requests not answered while the view of a shared store was not current.",
+             static_cast<double>(counters.dropped_view_stale));
   out.single("landlord_store_backlog_records", "gauge", "Records waiting for a failing store.",
              static_cast<double>(counters.commit_backlog));
   out.single("landlord_store_commits_total", "counter", "Store transactions (one fsync each).",

@@ -64,7 +64,7 @@ Json config_json(const config::Config& config) {
   return {
       {"server", server},
       {"store",
-       {{"type", config.store.type == config::StoreSection::Type::Sqlite ? "sqlite" : "memory"},
+       {{"type", config::to_string(config.store.type)},
         {"path", config.store.path},
         {"batch-max", config.store.batch_max},
         {"batch-wait", config::format_duration(config.store.batch_wait)}}},
@@ -100,7 +100,7 @@ void status_get(Daemon& daemon, const Json&, Reply reply) {
                 {"config-file", daemon.config_path()},
                 {"subnets", daemon.config().subnets.size()},
                 {"lease-records", records},
-                {"store", {{"type", daemon.config().store.type == config::StoreSection::Type::Sqlite ? "sqlite" : "memory"},
+                {"store", {{"type", config::to_string(daemon.config().store.type)},
                            {"healthy", counters.store_healthy},
                            {"backlog", counters.commit_backlog}}}}));
 }

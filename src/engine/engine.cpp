@@ -703,6 +703,27 @@ struct Engine::State {
     put(std::move(record));
   }
 
+  bool observe(Lease record) {
+    if (record.state == LeaseState::Offered || record.address.is_zero()) return false;
+    const std::optional<Lease> current = table.find(record.address);
+    const std::optional<Lease> known = current != std::nullopt && current->state == LeaseState::Offered
+                                           ? table.covered(record.address)
+                                           : current;
+    if (known != std::nullopt) {
+      if (known->fencing_token > record.fencing_token) return false;  // ours, not yet stored
+      if (known->fencing_token == record.fencing_token && known->client == record.client) {
+        if (known->granted_at > record.granted_at) return false;  // our extension, not yet stored
+        if (known->state == record.state && known->granted_at == record.granted_at &&
+            known->lease_time == record.lease_time) {
+          return false;  // what we already believe (our own write, read back)
+        }
+      }
+    }
+    put(std::move(record));  // ends an offer hold on the address too
+    ++counters.learned;
+    return true;
+  }
+
   void reconfigure(const config::Config& next) {
     config = next;
     topology = Topology{config};
@@ -714,6 +735,8 @@ Engine::Engine(const config::Config& config) : state_(std::make_unique<State>(co
 Engine::~Engine() = default;
 
 void Engine::restore(lease::Lease record) { state_->restore(std::move(record)); }
+
+bool Engine::observe(lease::Lease record) { return state_->observe(std::move(record)); }
 
 Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
   return state_->handle(message, ingress, now);

@@ -31,6 +31,9 @@
 #include "landlord/server/restore.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/open_store.hpp"
+#include "landlord/store/postgres_lease_store.hpp"
+#include "landlord/server/view_sync.hpp"
+#include "landlord/config/values.hpp"
 #include "packet_socket.hpp"
 #include "landlord/server/rate_limit.hpp"
 
@@ -162,6 +165,10 @@ class Server final : public control::Daemon {
   }
 
   void handle_datagram(const Datagram& datagram, std::span<const std::uint8_t> bytes) {
+    if (!view_current_) {  // a shared store we cannot read: our view may miss others' grants
+      ++dropped_view_stale_;
+      return;
+    }
     if (datagram.truncated) {
       ++oversized_;
       malformed_log_.log(spdlog::level::warn, "dropped an oversized datagram from {}",
@@ -394,7 +401,8 @@ class Server final : public control::Daemon {
     if (config.server.listen.address != config_.server.listen.address ||
         config.server.listen.port != config_.server.listen.port ||
         config.server.interfaces != config_.server.interfaces ||
-        config.store.path != config_.store.path || !same_control(config.control, config_.control) ||
+        config.store.path != config_.store.path || config.store.url != config_.store.url ||
+        config.store.type != config_.store.type || !same_control(config.control, config_.control) ||
         config.events.exec != config_.events.exec) {
       spdlog::warn(
           "reload: changes to server.listen, server.interfaces, store, control and events take "
@@ -479,10 +487,47 @@ class Server final : public control::Daemon {
     const durability::Counters& commits = pipeline_.counters();
     const durability::Machine& machine = pipeline_.machine();
     const store::CommitQueueCounters queue = queue_.counters();
-    return {packets_received_, malformed_, unroutable_, oversized_, queue.commits,
-            commits.records_written, commits.stale_refusals, commits.store_failures,
-            commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
+    control::DaemonCounters counters{
+        packets_received_, malformed_, unroutable_, oversized_, queue.commits,
+        commits.records_written, commits.stale_refusals, commits.store_failures,
+        commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
+    counters.view_current = view_current_;
+    counters.view_sync_failures = view_sync_failures_;
+    counters.view_records_learned = engine_.counters().learned;
+    counters.dropped_view_stale = dropped_view_stale_;
+    return counters;
   }
+
+  // ---- a shared store: what the other servers did (view_sync.hpp) -------------------------
+ public:
+  void learn(std::vector<lease::Lease> records) {
+    std::size_t changed = 0;
+    for (lease::Lease& record : records) changed += engine_.observe(std::move(record)) ? 1 : 0;
+    if (changed > 0) {
+      spdlog::debug("learned {} of {} changed records from the shared store", changed,
+                    records.size());
+      rearm_expiry_timer();  // a learned lease may end before anything armed
+    }
+  }
+  void view_failed(const store::StoreError& error) {
+    ++view_sync_failures_;
+    if (view_current_) {
+      spdlog::error("lost the shared store's changes: {}; not answering requests until the view "
+                    "is reloaded",
+                    error.message);
+    } else {
+      view_log_.log(spdlog::level::warn, "shared store still unreachable: {}", error.message);
+    }
+    view_current_ = false;
+  }
+  void view_recovered() {
+    view_current_ = true;
+    spdlog::info("shared store reachable again: the view is reloaded ({} records learned in all); "
+                 "answering again",
+                 engine_.counters().learned);
+  }
+
+ private:
 
   // An operator's change: proposed to the durability machine like an ACK's records, and
   // answered when its release comes back (answer_change).
@@ -611,7 +656,9 @@ class Server final : public control::Daemon {
   std::uint64_t next_change_id_ = 1;
   std::unordered_map<std::uint64_t, std::function<void(Expected<void, std::string>)>> changes_;
   RateLimitedLog malformed_log_, unroutable_log_, no_route_log_, store_down_log_, arp_log_,
-      send_log_;
+      send_log_, view_log_;
+  bool view_current_ = true;
+  std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
   // packet for I/O.
   wire::Message request_;
@@ -636,6 +683,25 @@ int run(config::Config config, const ServerOptions& options) {
   }
   std::unique_ptr<store::LeaseStore> lease_store = std::move(opened.value());
 
+  // A shared store: the change feed gets a connection of its own, and its cursor is taken
+  // before the load, so nothing committed meanwhile by another server is missed (what the load
+  // already saw comes again, and changes nothing).
+  std::unique_ptr<store::PostgresLeaseStore> feed;
+  store::ChangeCursor feed_start;
+  if (config.store.type == config::StoreSection::Type::Postgresql) {
+    auto opened_feed = store::PostgresLeaseStore::open({.url = config.store.url});
+    auto cursor = opened_feed ? (*opened_feed)->now()
+                              : Expected<store::ChangeCursor, store::StoreError>(
+                                    unexpected(opened_feed.error()));
+    if (!cursor) {
+      spdlog::critical("cannot open the lease store's change feed: {}", cursor.error().message);
+      return 1;
+    }
+    feed = std::move(*opened_feed);
+    feed_start = std::move(*cursor);
+  }
+  const Duration sync_interval = config.store.sync_interval;
+
   // Start-up: every stored record back into memory before the first packet. Leases that ended
   // while we were down are reclaimed as soon as the loop runs: their deadlines have passed.
   engine::Engine engine{config};
@@ -644,7 +710,10 @@ int run(config::Config config, const ServerOptions& options) {
     spdlog::critical("cannot load leases from the store: {}", restored.error().message);
     return 1;
   }
-  spdlog::info("restored {} lease records from {}", *restored, config.store.path);
+  spdlog::info("restored {} lease records from {}", *restored,
+               config.store.type == config::StoreSection::Type::Postgresql
+                   ? store::describe_store(config.store)
+                   : config.store.path);
 
   store::CommitQueueOptions queue_options;
   queue_options.batch_max = config.store.batch_max;
@@ -660,7 +729,20 @@ int run(config::Config config, const ServerOptions& options) {
     spdlog::critical("{}", started.error());
     return 1;
   }
+  std::unique_ptr<ViewSync> view_sync;
+  if (feed) {
+    spdlog::info("sharing the store with other servers: polling its changes every {}",
+                 config::format_duration(sync_interval));
+    view_sync = std::make_unique<ViewSync>(
+        io, std::move(feed), std::move(feed_start), sync_interval,
+        ViewSync::Handlers{
+            .changes = [&server](std::vector<lease::Lease> records) { server.learn(std::move(records)); },
+            .failed = [&server](const store::StoreError& error) { server.view_failed(error); },
+            .recovered = [&server] { server.view_recovered(); },
+        });
+  }
   io.run();
+  if (view_sync) view_sync->stop();
   queue.shutdown();
   return 0;
 }

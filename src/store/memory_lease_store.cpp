@@ -3,6 +3,20 @@
 #include "record_text.hpp"
 
 namespace landlord::store {
+namespace {
+
+// The rule every backend applies (docs/lease-store.md, "Arbitration").
+bool entitled(const lease::Lease& stored, const lease::Lease& record) {
+  const bool same_client = record.client == stored.client;
+  const bool newer = record.fencing_token > stored.fencing_token ||
+                     (record.fencing_token == stored.fencing_token && same_client &&
+                      record.granted_at >= stored.granted_at);
+  const bool over_running_lease = stored.state == lease::LeaseState::Bound && !same_client &&
+                                  stored.expires_at() > record.granted_at;
+  return newer && !over_running_lease;
+}
+
+}  // namespace
 
 Expected<std::vector<WriteResult>, StoreError> MemoryLeaseStore::commit(
     std::span<const lease::Lease> batch) {
@@ -22,9 +36,7 @@ Expected<std::vector<WriteResult>, StoreError> MemoryLeaseStore::commit(
     auto [position, inserted] = records_.try_emplace(record.address, record);
     if (inserted) {
       results.push_back(WriteResult::Written);
-    } else if (record.fencing_token > position->second.fencing_token ||
-               (record.fencing_token == position->second.fencing_token &&
-                record.client == position->second.client)) {
+    } else if (entitled(position->second, record)) {
       position->second = record;
       results.push_back(WriteResult::Written);
     } else {

@@ -1,7 +1,9 @@
 #include "landlord/store/open_store.hpp"
 
 #include "landlord/store/memory_lease_store.hpp"
+#include "landlord/store/postgres_lease_store.hpp"
 #include "landlord/store/sqlite_lease_store.hpp"
+#include "postgres_support.hpp"
 
 namespace landlord::store {
 
@@ -14,8 +16,22 @@ Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::Store
       if (!opened) return unexpected(opened.error());
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }
+    case config::StoreSection::Type::Postgresql: {
+      auto opened = PostgresLeaseStore::open(PostgresOptions{.url = section.url});
+      if (!opened) return unexpected(opened.error());
+      return std::unique_ptr<LeaseStore>(std::move(*opened));
+    }
   }
   return unexpected(StoreError{StoreError::Kind::Other, "unknown store type"});
+}
+
+std::string describe_store(const config::StoreSection& section) {
+  switch (section.type) {
+    case config::StoreSection::Type::Memory: return "memory";
+    case config::StoreSection::Type::Sqlite: return section.path;
+    case config::StoreSection::Type::Postgresql: return detail::describe_url(section.url);
+  }
+  return "unknown store";
 }
 
 }  // namespace landlord::store

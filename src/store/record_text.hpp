@@ -1,6 +1,7 @@
 #pragma once
 // The text forms of a lease's fields in the SQLite schema (docs/lease-store.md). They are part of
 // the file format, so store owns them rather than borrowing the log's to_string().
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -11,6 +12,7 @@
 #include "landlord/base/hex.hpp"
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/lease/lease.hpp"
+#include "landlord/base/time.hpp"
 
 namespace landlord::store::detail {
 
@@ -28,5 +30,53 @@ std::optional<ClientKey> parse_client_key(std::string_view text);
 // Records every backend refuses to persist: offers are in-memory holds, and SQLite integers
 // are signed 64-bit. Breaking either is a programming error, so they stop the process.
 void assert_persistable(const lease::Lease& record);
+
+// Rebuilds one record from a row of the columns every backend reads in the same order:
+// address, state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms, lease_time_ms,
+// renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key. `text(i)` and
+// `integer(i)` read column i; on a bad value, the error names the column.
+template <typename Text, typename Integer>
+std::optional<std::string> decode_record(lease::Lease& record, Text text, Integer integer);
+
+
+}  // namespace landlord::store::detail
+
+namespace landlord::store::detail {
+
+template <typename Text, typename Integer>
+std::optional<std::string> decode_record(lease::Lease& record, Text text, Integer integer) {
+  const auto address = Ipv4::parse(text(0));
+  if (!address) return "address";
+  record.address = *address;
+  const auto state = parse_state(text(1));
+  if (!state) return "state";
+  record.state = *state;
+  const std::int64_t hardware_type = integer(2);
+  std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
+  const auto hardware_length =
+      parse_colon_hex(text(3), std::span{bytes.data(), HardwareAddress::kMaxLength});
+  if (!hardware_length || hardware_type < 0 || hardware_type > 255) return "hwaddr";
+  record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
+                                    std::span{bytes.data(), *hardware_length}};
+  const auto client_id_length = parse_colon_hex(text(4), bytes);
+  if (!client_id_length) return "client_id";
+  record.client_id = ClientId{std::span{bytes.data(), *client_id_length}};
+  record.hostname = std::string(text(5));
+  record.subnet_id = static_cast<std::uint32_t>(integer(6));
+  record.granted_at = time_from_unix_ms(integer(7));
+  record.lease_time = Duration{integer(8)};
+  record.renew_time = Duration{integer(9)};
+  record.rebind_time = Duration{integer(10)};
+  const auto extension = parse_extension(text(11));
+  if (!extension) return "last_extension";
+  record.last_extension = *extension;
+  const std::int64_t token = integer(12);
+  if (token < 0) return "fencing_token";
+  record.fencing_token = static_cast<lease::FencingToken>(token);
+  auto client = parse_client_key(text(13));
+  if (!client) return "client_key";
+  record.client = std::move(*client);
+  return std::nullopt;
+}
 
 }  // namespace landlord::store::detail

@@ -29,9 +29,14 @@ inline constexpr std::string_view kUpsertSql =
     " rebind_time_ms = excluded.rebind_time_ms, last_extension = excluded.last_extension,"
     " client_key = excluded.client_key"
     // An equal token is the same grant (an extension, release or expiry by its holder); from
-    // another holder it is a stale writer's competing first grant and is refused.
-    " WHERE excluded.fencing_token > leases.fencing_token"
-    " OR (excluded.fencing_token = leases.fencing_token AND excluded.client_key = leases.client_key)";
+    // another holder it is a stale writer's competing first grant and is refused, and so is
+    // one older than the row (a paused server's write of a period since extended). Never over
+    // another client's bound lease still running when the record starts (docs/lease-store.md).
+    " WHERE (excluded.fencing_token > leases.fencing_token"
+    " OR (excluded.fencing_token = leases.fencing_token AND excluded.client_key = leases.client_key"
+    " AND excluded.granted_at_ms >= leases.granted_at_ms))"
+    " AND (leases.state <> 'bound' OR excluded.client_key = leases.client_key"
+    " OR leases.granted_at_ms + leases.lease_time_ms <= excluded.granted_at_ms)";
 
 inline constexpr std::string_view kSelectAllSql =
     "SELECT address, state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms,"

@@ -86,12 +86,24 @@ struct ServerSection {
 };
 
 struct StoreSection {
-  enum class Type : std::uint8_t { Sqlite, Memory };
+  enum class Type : std::uint8_t { Sqlite, Memory, Postgresql };
   Type type = Type::Sqlite;
   std::string path = "/var/lib/landlord/leases.db";
+  std::string url;  // postgresql: the libpq connection URI (required for that type only)
+  // postgresql: how often each server polls the shared store for the others' changes.
+  Duration sync_interval = std::chrono::milliseconds{100};
   std::uint32_t batch_max = 256;                       // leases per group commit at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
 };
+
+inline const char* to_string(StoreSection::Type type) {
+  switch (type) {
+    case StoreSection::Type::Sqlite: return "sqlite";
+    case StoreSection::Type::Memory: return "memory";
+    case StoreSection::Type::Postgresql: return "postgresql";
+  }
+  return "unknown";
+}
 
 // The operators' interface (control API, /metrics, /events): on when the section is present.
 struct ControlSection {

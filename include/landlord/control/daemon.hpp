@@ -27,6 +27,13 @@ struct DaemonCounters {
   std::uint64_t replies_dropped_store_down = 0;
   std::uint64_t commit_backlog = 0;    // records waiting for a failing store
   bool store_healthy = true;
+  // A shared (PostgreSQL) store: whether this server's view is current (its last poll of the
+  // others' changes worked; requests are not answered while it is not), failed polls, and
+  // records learned from the feed. Always current for a store of its own.
+  bool view_current = true;
+  std::uint64_t view_sync_failures = 0;
+  std::uint64_t view_records_learned = 0;
+  std::uint64_t dropped_view_stale = 0;  // requests not answered while the view was not current
 };
 
 class Daemon {

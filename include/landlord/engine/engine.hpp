@@ -102,7 +102,8 @@ struct Counters {
   std::uint64_t discovers = 0, offers = 0, requests = 0, grants = 0, renewals = 0, rebinds = 0,
                 naks = 0, declines = 0, releases = 0, informs = 0, expirations = 0,
                 ignored = 0, pool_exhausted = 0,
-                fenced = 0;  // records the store refused for a stale token (refused())
+                fenced = 0,   // records the store refused for a stale token (refused())
+                learned = 0;  // records from a shared store's feed that changed memory (observe())
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
@@ -131,6 +132,14 @@ class Engine {
   void restore(lease::Lease record);
 
   Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now);
+
+  // A record committed to a shared store (by another server, or read back from this one), from
+  // the store's change feed. The stored row is what stands, so it replaces what this engine
+  // believes about the address (an offer hold on it included), unless this engine has a newer
+  // write of its own still on its way to the store: a higher token, or the same grant with a
+  // later start. A stale view so costs a refused write and a retry, never a double grant: the
+  // store arbitrates (docs/lease-store.md). Returns whether the engine changed.
+  bool observe(lease::Lease record);
 
   // The store refused `record` (a mutation this engine produced) for a stale fencing token:
   // another server holds the address now. Unless a later change of the address superseded

@@ -11,6 +11,9 @@ namespace landlord::store {
 
 Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section);
 
+// The store for messages, without secrets: the file, or "postgresql database D on HOST".
+std::string describe_store(const config::StoreSection& section);
+
 // The group-commit settings of the same section; the queue's capacity keeps its default.
 inline CommitQueueOptions commit_queue_options(const config::StoreSection& section) {
   CommitQueueOptions options;

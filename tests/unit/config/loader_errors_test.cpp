@@ -62,7 +62,7 @@ subnets:
      {"t.yaml:1:18: 'listen': bad port '0'; use 1-65535",
       "t.yaml:1:40: 'server-id': '198.18.0.256' is not an IPv4 address",
       "t.yaml:1:69: 'authoritative': 'maybe' is not true or false",
-      "t.yaml:2:15: unknown store type 'postgres'; use sqlite or memory",
+      "t.yaml:2:15: unknown store type 'postgres'; use sqlite, postgresql or memory",
       "t.yaml:2:36: 'batch-max': 0 is out of range 1-65536",
       "t.yaml:2:51: 'batch-wait' must be at most 1s: clients retransmit after a few seconds",
       "t.yaml:3:15: 'time': '10' has no unit (is it seconds or milliseconds?); use an integer and a unit: 90s, 10m, 12h, 7d",
@@ -73,6 +73,12 @@ subnets:
       "t.yaml:7:13: 'subnet': '198.18.0.1/24' has host bits set; did you mean 198.18.0.0/24?",
       "t.yaml:8:13: 'pools': range 198.18.0.100-198.18.0.50 ends before it starts (first > last)",
       "t.yaml:8:39: 'pools': '198.18.0.x-198.18.0.9' is not an address range (FIRST-LAST, e.g. 198.18.0.100-198.18.0.199)"}},
+    {"PostgresqlStoreNeedsAUrlAndASaneSyncInterval",
+     R"(store: {type: postgresql, sync-interval: 5ms}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:8: store type postgresql needs 'url' (a libpq connection URI)",
+      "t.yaml:1:42: 'sync-interval' must be between 10ms and 10s"}},
     {"PoolsMustStayInsideTheirSubnet",
      R"(subnets:
   - subnet: 198.18.0.0/24

@@ -352,6 +352,19 @@ control:
   EXPECT_EQ(config.control.token_file, "/etc/landlord/token");
 }
 
+TEST(Loader, ReadsAPostgresqlStore) {
+  const Config config = load_ok(R"(subnets: [{subnet: 198.18.0.0/24}]
+store:
+  type: postgresql
+  url: "postgresql:///landlord?host=/run/postgresql"
+  sync-interval: 250ms
+)");
+  EXPECT_EQ(config.store.type, StoreSection::Type::Postgresql);
+  EXPECT_EQ(config.store.url, "postgresql:///landlord?host=/run/postgresql");
+  EXPECT_EQ(config.store.sync_interval, 250ms);
+  EXPECT_STREQ(to_string(config.store.type), "postgresql");
+}
+
 TEST(Loader, AnEmptyControlSectionTurnsTheSocketOn) {
   const Config config = load_ok("subnets: [{subnet: 198.18.0.0/24}]\ncontrol: {}\n");
   EXPECT_TRUE(config.control.enabled);

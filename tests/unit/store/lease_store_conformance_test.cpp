@@ -3,10 +3,13 @@
 #include <sqlite3.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "landlord/store/memory_lease_store.hpp"
+#include "landlord/store/postgres_lease_store.hpp"
 #include "landlord/store/sqlite_lease_store.hpp"
+#include "postgres_test_support.hpp"
 #include "store_test_support.hpp"
 
 namespace landlord::store {
@@ -27,6 +30,8 @@ struct Backend {
   // same batch were applied; `clear` undoes it.
   std::function<void(LeaseStore&, const std::filesystem::path&, Ipv4 address)> inject_fault;
   std::function<void(const std::filesystem::path&)> clear_fault;
+  // Removes what open() made outside `directory` (a database); after the store is closed.
+  std::function<void(const std::filesystem::path&)> release = [](const std::filesystem::path&) {};
 };
 
 // Names the backend in test output instead of dumping the struct's bytes.
@@ -79,11 +84,69 @@ Backend sqlite_backend() {
   };
 }
 
+// One database per test directory, made on first open, dropped by release().
+std::map<std::filesystem::path, std::unique_ptr<testing::ScratchDatabase>>& postgres_databases() {
+  static std::map<std::filesystem::path, std::unique_ptr<testing::ScratchDatabase>> databases;
+  return databases;
+}
+
+testing::ScratchDatabase& postgres_database(const std::filesystem::path& directory) {
+  auto& database = postgres_databases()[directory];
+  if (database == nullptr) database = std::make_unique<testing::ScratchDatabase>();
+  return *database;
+}
+
+Backend postgres_backend() {
+  return Backend{
+      .name = "postgresql",
+      .persistent = true,
+      .open = [](const std::filesystem::path& directory) -> std::unique_ptr<LeaseStore> {
+        auto store = PostgresLeaseStore::open({.url = postgres_database(directory).url()});
+        EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+        return store ? std::move(*store) : nullptr;
+      },
+      // A trigger made by another connection: PostgreSQL aborts the transaction mid-batch.
+      .inject_fault =
+          [](LeaseStore&, const std::filesystem::path& directory, Ipv4 address) {
+            postgres_database(directory).sql(
+                "CREATE FUNCTION injected_fault() RETURNS trigger LANGUAGE plpgsql AS"
+                " $$BEGIN RAISE EXCEPTION 'injected fault'; END$$;"
+                " CREATE TRIGGER injected_fault BEFORE INSERT ON leases FOR EACH ROW"
+                " WHEN (NEW.address = '" + address.to_string() +
+                "') EXECUTE FUNCTION injected_fault()");
+          },
+      .clear_fault =
+          [](const std::filesystem::path& directory) {
+            postgres_database(directory).sql("DROP TRIGGER injected_fault ON leases");
+          },
+      .release = [](const std::filesystem::path& directory) {
+        postgres_databases().erase(directory);
+      },
+  };
+}
+
+// The PostgreSQL backend only where the ctest fixture gives it a cluster (see
+// postgres_test_support.hpp); its ctest entry selects it with a filter.
+std::vector<Backend> all_backends() {
+  std::vector<Backend> backends{memory_backend(), sqlite_backend()};
+  if (testing::postgres_server()) backends.push_back(postgres_backend());
+  return backends;
+}
+std::vector<Backend> persistent_backends() {
+  std::vector<Backend> backends{sqlite_backend()};
+  if (testing::postgres_server()) backends.push_back(postgres_backend());
+  return backends;
+}
+
 class LeaseStoreConformance : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     store_ = GetParam().open(directory_.path());
     ASSERT_NE(store_, nullptr);
+  }
+  void TearDown() override {
+    store_.reset();
+    GetParam().release(directory_.path());
   }
   std::vector<WriteResult> commit_ok(std::vector<lease::Lease> batch) {
     auto results = store_->commit(batch);
@@ -199,7 +262,9 @@ TEST_P(LeaseStoreConformance, StaleTokenIsRefusedAndLeavesTheRowUnchanged) {
 }
 
 TEST_P(LeaseStoreConformance, NewerTokenIsWritten) {
-  commit_ok({bound_lease(1, 5)});
+  auto ended = bound_lease(1, 5);
+  ended.state = LeaseState::Released;
+  commit_ok({ended});
   auto newer = bound_lease(2, 6);
   newer.address = bound_lease(1).address;
   EXPECT_EQ(commit_ok({newer}), std::vector{WriteResult::Written});
@@ -224,6 +289,42 @@ TEST_P(LeaseStoreConformance, EqualTokenFromAnotherHolderIsStale) {
   competing.address = first.address;
   EXPECT_EQ(commit_ok({competing}), std::vector{WriteResult::StaleToken});
   EXPECT_TRUE(same_lease(first, only_record()));
+}
+
+TEST_P(LeaseStoreConformance, GrantOverAnotherClientsRunningLeaseIsRefused) {
+  // A server whose view is stale (it missed the grant) takes a higher token for its own grant;
+  // the store still refuses it while the other client's lease runs.
+  const auto holder = bound_lease(1, 5);
+  commit_ok({holder});
+  auto intruder = bound_lease(2, 6);
+  intruder.address = holder.address;
+  intruder.granted_at = holder.granted_at + std::chrono::minutes{30};
+  EXPECT_EQ(commit_ok({intruder}), std::vector{WriteResult::StaleToken});
+  auto declined = intruder;  // a stale server's decline over the lease is refused alike
+  declined.state = LeaseState::Declined;
+  EXPECT_EQ(commit_ok({declined}), std::vector{WriteResult::StaleToken});
+  EXPECT_TRUE(same_lease(holder, only_record()));
+  intruder.granted_at = holder.expires_at();  // the lease has run out: the address is free
+  EXPECT_EQ(commit_ok({intruder}), std::vector{WriteResult::Written});
+  EXPECT_TRUE(same_lease(intruder, only_record()));
+}
+
+TEST_P(LeaseStoreConformance, OlderWriteOfTheSameGrantIsRefused) {
+  // Another server extended the lease; a paused server's expiry of the original period (same
+  // client, same token, older start) must not end it.
+  auto original = bound_lease(1, 5);
+  commit_ok({original});
+  auto extended = original;
+  extended.granted_at += std::chrono::minutes{52};
+  extended.last_extension = lease::Extension::Rebinding;
+  EXPECT_EQ(commit_ok({extended}), std::vector{WriteResult::Written});
+  auto stale_expiry = original;
+  stale_expiry.state = LeaseState::Expired;
+  EXPECT_EQ(commit_ok({stale_expiry}), std::vector{WriteResult::StaleToken});
+  EXPECT_TRUE(same_lease(extended, only_record()));
+  auto expiry = extended;  // the expiry of the current period is the holder's own
+  expiry.state = LeaseState::Expired;
+  EXPECT_EQ(commit_ok({expiry}), std::vector{WriteResult::Written});
 }
 
 TEST_P(LeaseStoreConformance, BatchReportsEachRecordInOrder) {
@@ -314,11 +415,10 @@ TEST_P(LeaseStoreConformance, OfferedRecordStopsTheProcess) {
   EXPECT_DEATH((void)store_->commit(std::vector{offer}), "Offered");
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LeaseStoreConformance,
-                         ::testing::Values(memory_backend(), sqlite_backend()),
+INSTANTIATE_TEST_SUITE_P(Backends, LeaseStoreConformance, ::testing::ValuesIn(all_backends()),
                          [](const auto& backend) { return backend.param.name; });
 INSTANTIATE_TEST_SUITE_P(Backends, PersistentLeaseStoreConformance,
-                         ::testing::Values(sqlite_backend()),
+                         ::testing::ValuesIn(persistent_backends()),
                          [](const auto& backend) { return backend.param.name; });
 
 }  // namespace

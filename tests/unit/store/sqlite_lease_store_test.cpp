@@ -350,10 +350,10 @@ TEST_F(SqliteLeaseStoreTest, LockedDatabaseFailsTheBatchAndRecovers) {
 }
 
 TEST_F(SqliteLeaseStoreTest, OpenStoreChoosesTheBackend) {
-  auto sqlite = open_store({.type = config::StoreSection::Type::Sqlite, .path = file()});
+  auto sqlite = open_store({.type = config::StoreSection::Type::Sqlite, .path = file(), .url = {}});
   ASSERT_TRUE(sqlite.has_value()) << sqlite.error().message;
   EXPECT_NE(dynamic_cast<SqliteLeaseStore*>(sqlite->get()), nullptr);
-  auto memory = open_store({.type = config::StoreSection::Type::Memory, .path = file()});
+  auto memory = open_store({.type = config::StoreSection::Type::Memory, .path = file(), .url = {}});
   ASSERT_TRUE(memory.has_value());
   EXPECT_EQ(dynamic_cast<SqliteLeaseStore*>(memory->get()), nullptr);
   ASSERT_TRUE((*memory)->commit(std::vector{bound_lease(1)}).has_value());

@@ -1,0 +1,56 @@
+#pragma once
+// Several servers on one PostgreSQL store: each keeps its own view in memory and learns what the
+// others committed by polling the store's change feed (PostgresLeaseStore::changes_since) every
+// `interval` on a thread and connection of its own. What it reads is handed to the event loop,
+// one post per poll that found changes. A failed poll is reported (and retried every interval;
+// the store reconnects); the first poll that works again returns every row changed since the
+// last good one, which is the reload of the view. docs/lease-store.md, "Several servers".
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "landlord/base/time.hpp"
+#include "landlord/store/postgres_lease_store.hpp"
+
+namespace landlord::server {
+
+class ViewSync {
+ public:
+  struct Handlers {
+    // On the loop: rows changed since the last poll (any server's), in no particular order.
+    std::function<void(std::vector<lease::Lease>)> changes;
+    // On the loop: a poll failed (the view may be missing others' writes from now on).
+    std::function<void(const store::StoreError&)> failed;
+    // On the loop: a poll worked after failures; `changes` had every row missed meanwhile.
+    std::function<void()> recovered;
+  };
+
+  // Polls `feed` (a connection of its own) from `start` on; the thread starts here.
+  ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
+           store::ChangeCursor start, Duration interval, Handlers handlers);
+  ~ViewSync();  // stop()
+  ViewSync(const ViewSync&) = delete;
+  ViewSync& operator=(const ViewSync&) = delete;
+
+  // Joins the thread: nothing is posted after it returns (what was posted may still run).
+  void stop();
+
+ private:
+  void run();
+
+  boost::asio::io_context& io_;
+  std::unique_ptr<store::PostgresLeaseStore> feed_;
+  store::ChangeCursor cursor_;
+  const Duration interval_;
+  Handlers handlers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;  // guarded by mutex_
+  std::thread thread_;     // last: starts after every member above exists
+};
+
+}  // namespace landlord::server

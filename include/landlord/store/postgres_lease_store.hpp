@@ -1,0 +1,73 @@
+#pragma once
+// The shared backend: several landlord servers on one PostgreSQL database (libpq). Each commit()
+// is one transaction sent as one pipeline (one round trip for the whole batch); every record is
+// a conditional write the database arbitrates, so two servers racing for one address cannot
+// both win, and a paused server's stale write is refused. Schema and SQL: docs/lease-store.md.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "landlord/store/lease_store.hpp"
+
+namespace landlord::store {
+
+struct PostgresOptions {
+  std::string url;  // libpq connection URI or key=value string
+  // Longest a commit (or a load, or a poll) waits for the database; past it the connection is
+  // dropped and the call fails: a timed-out commit is never acknowledged.
+  std::chrono::milliseconds timeout{5000};
+};
+
+// Where a change feed stands: a PostgreSQL snapshot (pg_snapshot text, "xmin:xmax:xip,...").
+// Every row written by a transaction this snapshot does not see is a change still to learn.
+struct ChangeCursor {
+  std::string snapshot;
+};
+
+struct Changes {
+  std::vector<lease::Lease> records;  // the current row of every address changed since
+  ChangeCursor next;                  // where the next poll starts
+};
+
+class PostgresLeaseStore final : public LeaseStore {
+ public:
+  // Connects, and creates or migrates the schema. A database whose landlord schema is newer
+  // than this build, or whose `leases` table is not ours, is Foreign.
+  static Expected<std::unique_ptr<PostgresLeaseStore>, StoreError> open(
+      const PostgresOptions& options);
+
+  ~PostgresLeaseStore() override;
+  PostgresLeaseStore(const PostgresLeaseStore&) = delete;
+  PostgresLeaseStore& operator=(const PostgresLeaseStore&) = delete;
+
+  // A lost connection fails the call (nothing of the batch is acknowledged); the next call
+  // reconnects first.
+  Expected<std::vector<WriteResult>, StoreError> commit(
+      std::span<const lease::Lease> batch) override;
+  Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) override;
+
+  // The change feed (polling by snapshot): `now()` is a cursor from which every later commit is
+  // seen; `changes_since` returns the rows changed by transactions `cursor` did not see,
+  // committed by any server (this one included), and the cursor to poll from next.
+  Expected<ChangeCursor, StoreError> now();
+  Expected<Changes, StoreError> changes_since(const ChangeCursor& cursor);
+
+  // Connections made after the first (reconnects), for logs and tests.
+  std::uint64_t reconnects() const;
+  const std::string& name() const { return name_; }  // the URL without a password
+
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  struct Connection;
+  PostgresLeaseStore(PostgresOptions options, std::string name,
+                     std::unique_ptr<Connection> connection);
+  Expected<void, StoreError> ensure_connected();
+
+  PostgresOptions options_;
+  std::string name_;
+  std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace landlord::store

@@ -1,0 +1,343 @@
+#include "landlord/store/postgres_lease_store.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+
+#include "landlord/base/hex.hpp"
+#include "postgres_schema.hpp"
+#include "postgres_support.hpp"
+#include "record_text.hpp"
+
+namespace landlord::store {
+
+using detail::Deadline;
+using detail::PgConnection;
+using detail::PgResult;
+
+struct PostgresLeaseStore::Connection {
+  PgConnection handle;  // null after a failure: the next call reconnects
+  std::uint64_t connects = 0;
+};
+
+namespace {
+
+constexpr const char* kUpsert = "landlord_upsert";
+constexpr const char* kSelectAll = "landlord_select_all";
+constexpr const char* kChanges = "landlord_changes";
+
+Deadline deadline_after(std::chrono::milliseconds timeout) {
+  return std::chrono::steady_clock::now() + timeout;
+}
+
+Expected<void, StoreError> prepare_statements(PGconn* connection, std::string_view name,
+                                              Deadline deadline) {
+  const std::array<std::pair<const char*, const char*>, 3> statements{{
+      {kUpsert, detail::kPostgresUpsertSql},
+      {kSelectAll, detail::kPostgresSelectAllSql},
+      {kChanges, detail::kPostgresChangesSql},
+  }};
+  for (const auto& [statement, sql] : statements) {
+    if (PQsendPrepare(connection, statement, sql, 0, nullptr) == 0) {
+      return unexpected(detail::postgres_error(connection, nullptr, name, "preparing statements"));
+    }
+    if (auto sent = detail::flush(connection, name, deadline); !sent) {
+      return unexpected(sent.error());
+    }
+    for (;;) {
+      auto result = detail::next_result(connection, name, deadline);
+      if (!result) return unexpected(result.error());
+      if (*result == nullptr) break;
+      if (PQresultStatus(result->get()) != PGRES_COMMAND_OK) {
+        StoreError error =
+            detail::postgres_error(connection, result->get(), name, "preparing statements");
+        if (error.kind == StoreError::Kind::Other) error.kind = StoreError::Kind::Corrupt;
+        return unexpected(std::move(error));
+      }
+    }
+  }
+  return {};
+}
+
+// Decodes row `row` of `result`, its columns starting at `first`.
+std::optional<std::string> decode_row(const PGresult* result, int row, int first,
+                                      lease::Lease& record) {
+  const auto text = [&](int column) {
+    const int index = first + column;
+    return std::string_view{PQgetvalue(result, row, index),
+                            static_cast<std::size_t>(PQgetlength(result, row, index))};
+  };
+  const auto integer = [&](int column) {
+    const std::string_view digits = text(column);
+    std::int64_t value = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return error == std::errc{} && end == digits.data() + digits.size() ? value : -1;
+  };
+  return detail::decode_record(record, text, integer);
+}
+
+StoreError bad_row(std::string_view name, const PGresult* result, int row, int first,
+                   const std::string& column) {
+  return StoreError{StoreError::Kind::Corrupt,
+                    "lease store " + std::string(name) + ": row for address '" +
+                        std::string(PQgetvalue(result, row, first)) + "' has a bad " + column +
+                        " value"};
+}
+
+}  // namespace
+
+PostgresLeaseStore::PostgresLeaseStore(PostgresOptions options, std::string name,
+                                       std::unique_ptr<Connection> connection)
+    : options_(std::move(options)), name_(std::move(name)), connection_(std::move(connection)) {}
+
+PostgresLeaseStore::~PostgresLeaseStore() = default;
+
+Expected<std::unique_ptr<PostgresLeaseStore>, StoreError> PostgresLeaseStore::open(
+    const PostgresOptions& options) {
+  std::string name = detail::describe_url(options.url);
+  const Deadline deadline = deadline_after(options.timeout);
+  auto connected = detail::connect(options.url, name, deadline);
+  if (!connected) return unexpected(connected.error());
+  if (auto schema = detail::ensure_postgres_schema(connected->get(), name, deadline); !schema) {
+    return unexpected(schema.error());
+  }
+  if (auto prepared = prepare_statements(connected->get(), name, deadline); !prepared) {
+    return unexpected(prepared.error());
+  }
+  auto connection = std::make_unique<Connection>();
+  connection->handle = std::move(*connected);
+  connection->connects = 1;
+  return std::unique_ptr<PostgresLeaseStore>(
+      new PostgresLeaseStore(options, std::move(name), std::move(connection)));
+}
+
+std::uint64_t PostgresLeaseStore::reconnects() const { return connection_->connects - 1; }
+
+Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
+  if (connection_->handle != nullptr && PQstatus(connection_->handle.get()) == CONNECTION_OK) {
+    return {};
+  }
+  connection_->handle.reset();
+  const Deadline deadline = deadline_after(options_.timeout);
+  auto connected = detail::connect(options_.url, name_, deadline);
+  if (!connected) return unexpected(connected.error());
+  if (auto prepared = prepare_statements(connected->get(), name_, deadline); !prepared) {
+    return unexpected(prepared.error());
+  }
+  connection_->handle = std::move(*connected);
+  ++connection_->connects;
+  return {};
+}
+
+Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
+    std::span<const lease::Lease> batch) {
+  for (const auto& record : batch) detail::assert_persistable(record);
+  std::vector<WriteResult> results;
+  if (batch.empty()) return results;
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  PGconn* const connection = connection_->handle.get();
+  const Deadline deadline = deadline_after(options_.timeout);
+  // Any failure drops the connection: the server rolls the transaction back when it goes, and
+  // nothing of the batch is committed unless its COMMIT answered "COMMIT".
+  const auto fail = [&](StoreError error) {
+    connection_->handle.reset();
+    return unexpected(std::move(error));
+  };
+  const auto send_failed = [&](std::string_view doing) {
+    return fail(detail::postgres_error(connection, nullptr, name_, doing));
+  };
+
+  // One pipeline: BEGIN, one conditional write per record, COMMIT, sync; one round trip.
+  if (PQenterPipelineMode(connection) == 0) return send_failed("entering pipeline mode");
+  if (PQsendQueryParams(connection, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 0) {
+    return send_failed("starting a transaction");
+  }
+  for (const auto& record : batch) {
+    const std::string address = record.address.to_string();
+    const std::string hardware = to_colon_hex(record.hardware.bytes());
+    const std::string client_id = to_colon_hex(record.client_id.bytes());
+    const std::string client_key = detail::client_key_text(record.client);
+    const std::string token = std::to_string(record.fencing_token);
+    const std::string subnet = std::to_string(record.subnet_id);
+    const std::string hardware_type = std::to_string(record.hardware.type());
+    const std::string granted = std::to_string(unix_ms(record.granted_at));
+    const std::string lease_time = std::to_string(record.lease_time.count());
+    const std::string renew_time = std::to_string(record.renew_time.count());
+    const std::string rebind_time = std::to_string(record.rebind_time.count());
+    const std::string state{detail::state_text(record.state)};
+    const std::string extension{detail::extension_text(record.last_extension)};
+    const std::array<const char*, 14> values{
+        address.c_str(),
+        state.c_str(),
+        hardware.c_str(),
+        client_id.empty() ? nullptr : client_id.c_str(),
+        record.hostname.empty() ? nullptr : record.hostname.c_str(),
+        token.c_str(),
+        subnet.c_str(),
+        hardware_type.c_str(),
+        granted.c_str(),
+        lease_time.c_str(),
+        renew_time.c_str(),
+        rebind_time.c_str(),
+        extension.c_str(),
+        client_key.c_str(),
+    };
+    // libpq copies the parameters into its output buffer: the strings may go after this call.
+    if (PQsendQueryPrepared(connection, kUpsert, static_cast<int>(values.size()), values.data(),
+                            nullptr, nullptr, 0) == 0) {
+      return send_failed("queueing lease " + address);
+    }
+  }
+  if (PQsendQueryParams(connection, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 0 ||
+      PQpipelineSync(connection) == 0) {
+    return send_failed("queueing the commit");
+  }
+  if (auto sent = detail::flush(connection, name_, deadline); !sent) return fail(sent.error());
+
+  // Results come back per query, each followed by a null result; the sync ends them.
+  results.reserve(batch.size());
+  const std::size_t commit_query = batch.size() + 1;
+  std::size_t query = 0;
+  std::optional<StoreError> error;
+  bool committed = false;
+  for (;;) {
+    auto result = detail::next_result(connection, name_, deadline);
+    if (!result) return fail(result.error());
+    PGresult* const raw = result->get();
+    if (raw == nullptr) {
+      ++query;
+      if (query > commit_query + 1) {
+        return fail(StoreError{StoreError::Kind::Io,
+                               "lease store " + name_ + ": the pipeline lost its sync"});
+      }
+      continue;
+    }
+    const ExecStatusType status = PQresultStatus(raw);
+    if (status == PGRES_PIPELINE_SYNC) break;
+    if (status == PGRES_PIPELINE_ABORTED) continue;
+    if (status != PGRES_COMMAND_OK) {
+      if (!error) {
+        // An error after the last query (the server going away at the sync) is the commit's.
+        const std::string doing = query == 0 ? std::string("starting a transaction")
+                                  : query < commit_query
+                                      ? "writing lease " + batch[query - 1].address.to_string()
+                                      : std::string("committing");
+        error = detail::postgres_error(connection, raw, name_, doing);
+      }
+      continue;
+    }
+    if (query >= 1 && query < commit_query) {
+      // "INSERT 0 1": written; "INSERT 0 0": the conflict's WHERE refused it.
+      results.push_back(std::strcmp(PQcmdTuples(raw), "0") == 0 ? WriteResult::StaleToken
+                                                                 : WriteResult::Written);
+    } else if (query == commit_query) {
+      committed = std::strcmp(PQcmdStatus(raw), "COMMIT") == 0;  // "ROLLBACK" when aborted
+    }
+  }
+  if (PQexitPipelineMode(connection) == 0) return send_failed("leaving pipeline mode");
+  if (error) return fail(std::move(*error));
+  if (!committed || results.size() != batch.size()) {
+    return fail(StoreError{StoreError::Kind::Io,
+                           "lease store " + name_ + ": committing: the transaction was rolled back"});
+  }
+  return results;
+}
+
+Expected<void, StoreError> PostgresLeaseStore::load(
+    const std::function<void(lease::Lease&&)>& visit) {
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  PGconn* const connection = connection_->handle.get();
+  const auto fail = [&](StoreError error) {
+    connection_->handle.reset();
+    return unexpected(std::move(error));
+  };
+  if (PQsendQueryPrepared(connection, kSelectAll, 0, nullptr, nullptr, nullptr, 0) == 0 ||
+      PQsetSingleRowMode(connection) == 0) {
+    return fail(detail::postgres_error(connection, nullptr, name_, "loading leases"));
+  }
+  if (auto sent = detail::flush(connection, name_, deadline_after(options_.timeout)); !sent) {
+    return fail(sent.error());
+  }
+  std::optional<StoreError> error;
+  for (;;) {
+    // Streamed row by row: the timeout bounds a stall, not the whole load.
+    auto result = detail::next_result(connection, name_, deadline_after(options_.timeout));
+    if (!result) return fail(result.error());
+    if (*result == nullptr) break;
+    const ExecStatusType status = PQresultStatus(result->get());
+    if (status == PGRES_TUPLES_OK) continue;  // the end of the rows
+    if (status != PGRES_SINGLE_TUPLE) {
+      if (!error) error = detail::postgres_error(connection, result->get(), name_, "loading leases");
+      continue;
+    }
+    if (error) continue;
+    lease::Lease record;
+    if (const auto bad = decode_row(result->get(), 0, 0, record)) {
+      error = bad_row(name_, result->get(), 0, 0, *bad);
+      continue;  // read to the end so the connection stays usable
+    }
+    visit(std::move(record));
+  }
+  if (error) return unexpected(std::move(*error));
+  return {};
+}
+
+Expected<ChangeCursor, StoreError> PostgresLeaseStore::now() {
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  auto result = detail::execute(connection_->handle.get(), name_, detail::kPostgresNowSql, {},
+                                PGRES_TUPLES_OK, "reading a snapshot",
+                                deadline_after(options_.timeout));
+  if (!result) {
+    connection_->handle.reset();
+    return unexpected(result.error());
+  }
+  return ChangeCursor{PQgetvalue(result->get(), 0, 0)};
+}
+
+Expected<Changes, StoreError> PostgresLeaseStore::changes_since(const ChangeCursor& cursor) {
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  PGconn* const connection = connection_->handle.get();
+  const Deadline deadline = deadline_after(options_.timeout);
+  const char* values[] = {cursor.snapshot.c_str()};
+  if (PQsendQueryPrepared(connection, kChanges, 1, values, nullptr, nullptr, 0) == 0) {
+    connection_->handle.reset();
+    return unexpected(detail::postgres_error(connection, nullptr, name_, "polling changes"));
+  }
+  PgResult rows;
+  std::optional<StoreError> error;
+  if (auto sent = detail::flush(connection, name_, deadline); !sent) {
+    error = sent.error();
+  } else {
+    for (;;) {
+      auto result = detail::next_result(connection, name_, deadline);
+      if (!result) {
+        error = result.error();
+        break;
+      }
+      if (*result == nullptr) break;
+      if (PQresultStatus(result->get()) != PGRES_TUPLES_OK) {
+        if (!error) error = detail::postgres_error(connection, result->get(), name_, "polling changes");
+      } else {
+        rows = std::move(*result);
+      }
+    }
+  }
+  if (error || rows == nullptr || PQntuples(rows.get()) < 1) {
+    connection_->handle.reset();
+    if (!error) error = StoreError{StoreError::Kind::Io, "lease store " + name_ + ": polling changes: no snapshot"};
+    return unexpected(std::move(*error));
+  }
+  Changes changes;
+  changes.next.snapshot = PQgetvalue(rows.get(), 0, 0);
+  for (int row = 0; row < PQntuples(rows.get()); ++row) {
+    if (PQgetisnull(rows.get(), row, 1) != 0) continue;  // no change: the LEFT JOIN's empty row
+    lease::Lease record;
+    if (const auto bad = decode_row(rows.get(), row, 1, record)) {
+      return unexpected(bad_row(name_, rows.get(), row, 1, *bad));
+    }
+    changes.records.push_back(std::move(record));
+  }
+  return changes;
+}
+
+}  // namespace landlord::store

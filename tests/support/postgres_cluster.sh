@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 cluster for tests, never the system's service:
+#   postgres_cluster.sh start DIR   initdb in DIR/data, listen only on a UNIX socket in DIR
+#                                   (listen_addresses=''), superuser and database `landlord`
+#   postgres_cluster.sh stop DIR    stop it (immediate) and remove DIR
+# Connect with: postgresql:///landlord?host=DIR&user=landlord
+# initdb refuses to run as root, so as root the cluster runs as `nobody`.
+set -euo pipefail
+action=${1:?start or stop}
+dir=${2:?directory}
+bin=${LANDLORD_PG_BIN:-/usr/lib/postgresql/15/bin}
+
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi
+}
+
+stop() {
+  if [[ -f $dir/data/postmaster.pid ]]; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 20 stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$dir"
+}
+
+case $action in
+  start)
+    if [[ ! -x $bin/initdb ]]; then
+      echo "postgres_cluster: no PostgreSQL 15 in $bin (tools/install-deps installs postgresql-15)" >&2
+      exit 1
+    fi
+    stop  # a cluster left by an interrupted run
+    mkdir -p "$dir"
+    chmod 700 "$dir"
+    if [[ $(id -u) -eq 0 ]]; then chown nobody "$dir"; fi
+    as_owner "$bin/initdb" -D "$dir/data" -U landlord --auth=trust -E UTF8 --no-locale \
+      >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+    # The socket lives in DIR; nothing listens on TCP. Short paths: a socket path is at most
+    # 107 bytes.
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+        -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=60" \
+        start >/dev/null; then
+      cat "$dir/server.log" >&2
+      exit 1
+    fi
+    chmod 711 "$dir"  # others reach the socket, not the data
+    as_owner "$bin/createdb" -h "$dir" -U landlord landlord
+    ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,261 @@
+// What only the PostgreSQL backend promises: several servers on one database (a race for one
+// address has exactly one winner, a paused writer is refused), the versioned schema, the change
+// feed the servers learn each other's writes from, and a lost or stalled connection. The
+// conformance suite (lease_store_conformance_test.cpp) covers the rest. Runs only under the
+// ctest fixture `postgres` (postgres_test_support.hpp).
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include "landlord/store/postgres_lease_store.hpp"
+#include "postgres_test_support.hpp"
+#include "store_test_support.hpp"
+
+namespace landlord::store {
+namespace {
+
+using lease::LeaseState;
+using testing::bound_lease;
+using testing::load_all;
+using testing::same_lease;
+using testing::ScratchDatabase;
+
+class PostgresLeaseStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::postgres_server()) {
+      GTEST_FAIL() << "LANDLORD_TEST_POSTGRES is not set: run through ctest (fixture postgres)";
+    }
+  }
+  std::unique_ptr<PostgresLeaseStore> open(std::chrono::milliseconds timeout = std::chrono::seconds{5}) {
+    auto store = PostgresLeaseStore::open({.url = database_.url(), .timeout = timeout});
+    EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+    return store ? std::move(*store) : nullptr;
+  }
+  static std::vector<WriteResult> commit_ok(PostgresLeaseStore& store, std::vector<lease::Lease> batch) {
+    auto results = store.commit(batch);
+    EXPECT_TRUE(results.has_value()) << (results ? "" : results.error().message);
+    return results ? *results : std::vector<WriteResult>{};
+  }
+
+  ScratchDatabase database_;
+};
+
+// Two servers grant the same free address to two different clients at the same moment, many
+// times over: the database lets exactly one through each time, and keeps the winner's record.
+TEST_F(PostgresLeaseStoreTest, TwoServersRacingForOneFreeAddressHaveExactlyOneWinner) {
+  auto first = open();
+  auto second = open();
+  ASSERT_TRUE(first && second);
+  constexpr std::uint32_t kRounds = 200;
+  std::vector<WriteResult> first_results(kRounds), second_results(kRounds);
+  std::barrier start_together(2);
+  const auto race = [&](PostgresLeaseStore& store, std::uint32_t client_offset,
+                        std::vector<WriteResult>& results) {
+    for (std::uint32_t round = 0; round < kRounds; ++round) {
+      // Both believe they make the first grant of the address: token 1 each.
+      auto grant = bound_lease(100'000 + round * 2 + client_offset, 1);
+      grant.address = bound_lease(round).address;
+      // Each batch also carries a record of the server's own, so a refusal is per record.
+      const std::vector batch{grant, bound_lease(10'000 + round * 2 + client_offset, 1)};
+      start_together.arrive_and_wait();
+      auto written = store.commit(batch);
+      ASSERT_TRUE(written.has_value()) << written.error().message;
+      ASSERT_EQ(written->size(), 2u);
+      EXPECT_EQ((*written)[1], WriteResult::Written);
+      results[round] = (*written)[0];
+    }
+  };
+  std::thread other([&] { race(*second, 1, second_results); });
+  race(*first, 0, first_results);
+  other.join();
+
+  std::size_t first_wins = 0, second_wins = 0;
+  std::map<Ipv4, lease::Lease> stored;
+  for (auto& record : load_all(*first)) stored.emplace(record.address, record);
+  for (std::uint32_t round = 0; round < kRounds; ++round) {
+    const bool first_won = first_results[round] == WriteResult::Written;
+    const bool second_won = second_results[round] == WriteResult::Written;
+    EXPECT_NE(first_won, second_won) << "round " << round << ": exactly one must win";
+    first_wins += first_won;
+    second_wins += second_won;
+    const auto winner = bound_lease(100'000 + round * 2 + (first_won ? 0 : 1), 1);
+    const auto row = stored.find(bound_lease(round).address);
+    ASSERT_NE(row, stored.end());
+    EXPECT_EQ(row->second.client, winner.client) << "round " << round;
+  }
+  std::printf("race: first won %zu, second won %zu of %u\n", first_wins, second_wins, kRounds);
+}
+
+// A server paused past a lease wakes up and writes from its old view: every write is refused,
+// because another server took the address over (a higher token) or extended it (a later start).
+TEST_F(PostgresLeaseStoreTest, PausedServersWritesAreRefusedAfterATakeover) {
+  auto paused = open();
+  auto survivor = open();
+  ASSERT_TRUE(paused && survivor);
+  auto granted = bound_lease(1, 1);
+  ASSERT_EQ(commit_ok(*paused, {granted}), std::vector{WriteResult::Written});
+  // The client rebinds at T2 to the survivor, which extends the lease from the shared row.
+  auto rebound = granted;
+  rebound.granted_at += granted.rebind_time;
+  rebound.last_extension = lease::Extension::Rebinding;
+  ASSERT_EQ(commit_ok(*survivor, {rebound}), std::vector{WriteResult::Written});
+  // The paused server wakes: it expires the lease it granted, and gives the address to someone
+  // else with a token one higher than it knew.
+  auto stale_expiry = granted;
+  stale_expiry.state = LeaseState::Expired;
+  auto stale_grant = bound_lease(2, 2);
+  stale_grant.address = granted.address;
+  stale_grant.granted_at = granted.expires_at();
+  EXPECT_EQ(commit_ok(*paused, {stale_expiry, stale_grant}),
+            (std::vector{WriteResult::StaleToken, WriteResult::StaleToken}));
+  const auto rows = load_all(*survivor);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(same_lease(rebound, rows[0]));
+}
+
+TEST_F(PostgresLeaseStoreTest, FreshDatabaseGetsTheSchemaAtItsVersion) {
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"),
+            std::to_string(PostgresLeaseStore::kSchemaVersion));
+  EXPECT_EQ(database_.sql("SELECT count(*) FROM landlord_schema"), "1");
+  store.reset();
+  auto again = open();  // opening again neither fails nor migrates twice
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(database_.sql("SELECT count(*) FROM landlord_schema"), "1");
+}
+
+TEST_F(PostgresLeaseStoreTest, VersionZeroIsMigrated) {
+  // A database that a landlord began but never finished migrating (version 0, no leases).
+  database_.sql("CREATE TABLE landlord_schema (version integer NOT NULL);"
+                " INSERT INTO landlord_schema VALUES (0)");
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "1");
+  EXPECT_EQ(commit_ok(*store, {bound_lease(1, 1)}), std::vector{WriteResult::Written});
+}
+
+TEST_F(PostgresLeaseStoreTest, NewerSchemaIsForeignAndUntouched) {
+  database_.sql("CREATE TABLE landlord_schema (version integer NOT NULL);"
+                " INSERT INTO landlord_schema VALUES (99)");
+  auto store = PostgresLeaseStore::open({.url = database_.url()});
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().kind, StoreError::Kind::Foreign);
+  EXPECT_NE(store.error().message.find("schema version 99"), std::string::npos)
+      << store.error().message;
+  EXPECT_EQ(database_.sql("SELECT to_regclass('leases') IS NULL"), "t");
+}
+
+TEST_F(PostgresLeaseStoreTest, ForeignLeasesTableIsRefusedAndUntouched) {
+  database_.sql("CREATE TABLE leases (id integer); INSERT INTO leases VALUES (7)");
+  auto store = PostgresLeaseStore::open({.url = database_.url()});
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().kind, StoreError::Kind::Foreign);
+  EXPECT_NE(store.error().message.find("not landlord's"), std::string::npos)
+      << store.error().message;
+  EXPECT_EQ(database_.sql("SELECT id FROM leases"), "7");
+  EXPECT_EQ(database_.sql("SELECT to_regclass('landlord_schema') IS NULL"), "t");
+}
+
+TEST_F(PostgresLeaseStoreTest, UnreachableServerIsAnIoError) {
+  auto store = PostgresLeaseStore::open(
+      {.url = "host=/nonexistent/landlord-test dbname=landlord user=landlord",
+       .timeout = std::chrono::seconds{2}});
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().kind, StoreError::Kind::Io);
+  EXPECT_NE(store.error().message.find("connecting"), std::string::npos) << store.error().message;
+}
+
+// Each server learns every row another server changed, exactly once, from a cursor.
+TEST_F(PostgresLeaseStoreTest, ChangeFeedReturnsOtherServersWritesOnce) {
+  auto writer = open();
+  auto reader = open();
+  ASSERT_TRUE(writer && reader);
+  auto cursor = reader->now();
+  ASSERT_TRUE(cursor.has_value()) << cursor.error().message;
+  commit_ok(*writer, {bound_lease(1, 1), bound_lease(2, 1)});
+  auto changes = reader->changes_since(*cursor);
+  ASSERT_TRUE(changes.has_value()) << changes.error().message;
+  ASSERT_EQ(changes->records.size(), 2u);
+  EXPECT_TRUE(same_lease(bound_lease(1, 1), changes->records[0]) ||
+              same_lease(bound_lease(1, 1), changes->records[1]));
+  auto quiet = reader->changes_since(changes->next);
+  ASSERT_TRUE(quiet.has_value()) << quiet.error().message;
+  EXPECT_TRUE(quiet->records.empty());
+  auto renewed = bound_lease(1, 1);
+  renewed.granted_at += std::chrono::minutes{30};
+  commit_ok(*writer, {renewed});
+  auto next = reader->changes_since(quiet->next);
+  ASSERT_TRUE(next.has_value());
+  ASSERT_EQ(next->records.size(), 1u);
+  EXPECT_TRUE(same_lease(renewed, next->records[0]));
+}
+
+// A transaction that began before a poll and commits after it is not lost (a sequence number
+// assigned at write time would be: the poll would already have moved past it).
+TEST_F(PostgresLeaseStoreTest, ChangeFeedSeesATransactionThatCommitsAfterThePoll) {
+  auto writer = open();
+  auto reader = open();
+  ASSERT_TRUE(writer && reader);
+  commit_ok(*writer, {bound_lease(1, 1)});  // creates the table's first row
+  auto cursor = reader->now();
+  ASSERT_TRUE(cursor.has_value());
+  PGconn* slow = PQconnectdb(database_.url().c_str());
+  ASSERT_EQ(PQstatus(slow), CONNECTION_OK);
+  PQclear(PQexec(slow, "BEGIN"));
+  PQclear(PQexec(slow, "UPDATE leases SET hostname = 'slow', changed_xid = pg_current_xact_id()"));
+  commit_ok(*writer, {bound_lease(2, 1)});  // a later transaction commits first
+  auto first_poll = reader->changes_since(*cursor);
+  ASSERT_TRUE(first_poll.has_value());
+  ASSERT_EQ(first_poll->records.size(), 1u);
+  EXPECT_EQ(first_poll->records[0].address, bound_lease(2).address);
+  PQclear(PQexec(slow, "COMMIT"));
+  PQfinish(slow);
+  auto second_poll = reader->changes_since(first_poll->next);
+  ASSERT_TRUE(second_poll.has_value());
+  ASSERT_EQ(second_poll->records.size(), 1u);
+  EXPECT_EQ(second_poll->records[0].hostname, "slow");
+}
+
+// The connection dies under the store (the database restarted, a proxy dropped it): the commit
+// fails, nothing of it is kept, and the next one reconnects.
+TEST_F(PostgresLeaseStoreTest, LostConnectionFailsTheCommitAndTheNextOneReconnects) {
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  commit_ok(*store, {bound_lease(1, 1)});
+  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                database_.name() + "' AND pid <> pg_backend_pid()");
+  const auto failed = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().kind, StoreError::Kind::Io) << failed.error().message;
+  EXPECT_EQ(database_.sql("SELECT count(*) FROM leases"), "1");
+  EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
+  EXPECT_EQ(store->reconnects(), 1u);
+  EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+// A database that stops answering (here: a table lock held by another session) fails the commit
+// at the timeout instead of hanging the commit worker; nothing of it is kept.
+TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOut) {
+  auto store = open(std::chrono::milliseconds{500});
+  ASSERT_NE(store, nullptr);
+  commit_ok(*store, {bound_lease(1, 1)});
+  PGconn* locker = PQconnectdb(database_.url().c_str());
+  ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
+  PQclear(PQexec(locker, "BEGIN"));
+  PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
+  const auto started = std::chrono::steady_clock::now();
+  const auto failed = store->commit(std::vector{bound_lease(2, 1)});
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_NE(failed.error().message.find("timed out"), std::string::npos) << failed.error().message;
+  EXPECT_LT(took, std::chrono::seconds{3});
+  PQclear(PQexec(locker, "ROLLBACK"));
+  PQfinish(locker);
+  EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
+  EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+}  // namespace
+}  // namespace landlord::store
