@@ -40,7 +40,7 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
   if (!healthy_) {
     // The store is failing: no ACK now; the records wait for the retry, so the store converges
     // on what the engine holds.
-    for (const lease::Lease& record : outcome.mutations) keep_for_retry(sequence, record);
+    keep_unacknowledged(sequence, outcome.mutations, slots_[slot]);
     if (!reclaimed) ++counters_.replies_dropped_store_down;
     InFlight& kept = answered_.emplace_back();
     kept.records = std::move(outcome.mutations);
@@ -64,6 +64,7 @@ void Machine::ready(TimePoint now, Ready& out) {
     batch.records.clear();
     batch.parts.clear();
     batch.sequences.clear();
+    batch.granted.clear();
     spare_.push_back(std::move(batch));
   }
   answered_.clear();
@@ -91,6 +92,7 @@ void Machine::ready(TimePoint now, Ready& out) {
     for (const auto& [address, waiting] : backlog_) {
       retry.records.push_back(waiting.record);
       retry.sequences.push_back(waiting.sequence);
+      retry.granted.push_back(waiting.granted);
     }
     out.batches.push_back(Batch{retry.id, retry.records, true});
     in_flight_.push_back(std::move(retry));
@@ -156,7 +158,8 @@ void Machine::retry_now() {
 
 std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed) {
   if (free_slots_.empty()) {
-    slots_.push_back(Held{std::move(outcome.reply), outcome.event, origin, reclaimed});
+    slots_.push_back(Held{std::move(outcome.reply), outcome.event, origin, reclaimed,
+                          outcome.unacknowledged_until, outcome.held_until});
     return static_cast<std::uint32_t>(slots_.size() - 1);
   }
   const std::uint32_t slot = free_slots_.back();
@@ -166,6 +169,8 @@ std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool
   held.event = outcome.event;
   held.origin = origin;
   held.reclaimed = reclaimed;
+  held.unacknowledged_until = outcome.unacknowledged_until;
+  held.held_until = outcome.held_until;
   return slot;
 }
 
@@ -177,15 +182,48 @@ void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease
 }
 
 void Machine::keep_for_retry(std::uint64_t sequence, const lease::Lease& record) {
-  auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, record});
-  if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, record};
+  auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, record, {}});
+  if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, record, {}};
+}
+
+void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
+                                  const Held& held) {
+  for (const lease::Lease& record : records) {
+    if (!held.unacknowledged_until || record.state != lease::LeaseState::Bound) {
+      keep_for_retry(sequence, record);
+      continue;
+    }
+    TimePoint until = *held.unacknowledged_until;
+    if (held.held_until) {
+      // The lease the client held may itself be a grant nobody was told of (its client asked
+      // again during the outage): then only that grant's shorter version was ever its own.
+      TimePoint floor = *held.held_until;
+      const auto waiting = backlog_.find(record.address);
+      if (waiting != backlog_.end() && waiting->second.granted &&
+          waiting->second.granted->client == record.client &&
+          waiting->second.granted->expires_at() == floor) {
+        floor = waiting->second.record.expires_at();
+      }
+      until = std::max(until, floor);
+    }
+    if (record.expires_at() <= until) {
+      keep_for_retry(sequence, record);
+      continue;
+    }
+    // Nobody was told of this lease: it ends when the offer would have, unless asked again.
+    lease::Lease shorter = record;
+    shorter.lease_time = std::max(Duration{0}, until - record.granted_at);
+    shorter.renew_time = std::min(shorter.renew_time, shorter.lease_time);
+    shorter.rebind_time = std::min(shorter.rebind_time, shorter.lease_time);
+    auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, shorter, record});
+    if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, shorter, record};
+  }
 }
 
 void Machine::drop_parts(InFlight& batch) {
   for (const Part& part : batch.parts) {
-    for (std::uint32_t i = part.first; i < part.first + part.count; ++i) {
-      keep_for_retry(part.sequence, batch.records[i]);
-    }
+    keep_unacknowledged(part.sequence, std::span(batch.records).subspan(part.first, part.count),
+                        slots_[part.slot]);
     if (!slots_[part.slot].reclaimed) ++counters_.replies_dropped_store_down;
     release(part.slot, Verdict::Unavailable,
             std::span(batch.records).subspan(part.first, part.count));
@@ -209,7 +247,7 @@ void Machine::retry_answered(InFlight& batch, const CommitResult& result, engine
   }
   ++counters_.commits;
   for (std::size_t i = 0; i < batch.records.size(); ++i) {
-    written(batch.records[i], (*result)[i], engine, now);
+    written(batch.records[i], (*result)[i], engine, now, batch.granted[i]);
     // Entries that a newer proposal replaced while this retry was out stay for the next one.
     auto entry = backlog_.find(batch.records[i].address);
     if (entry != backlog_.end() && entry->second.sequence == batch.sequences[i]) {
@@ -222,13 +260,17 @@ void Machine::retry_answered(InFlight& batch, const CommitResult& result, engine
 }
 
 bool Machine::written(const lease::Lease& record, store::WriteResult result,
-                      engine::Engine& engine, TimePoint now) {
+                      engine::Engine& engine, TimePoint now,
+                      const std::optional<lease::Lease>& granted) {
   if (result == store::WriteResult::Written) {
     ++counters_.records_written;
+    // The shorter lease is durable: the engine follows, so the address frees when it ends.
+    if (granted && engine.unacknowledged(*granted, record)) ++counters_.grants_shortened;
     return true;
   }
   ++counters_.stale_refusals;
-  if (engine.refused(record, now)) ++counters_.engine_corrections;
+  // The engine knows the grant as it made it, not as the backlog shortened it.
+  if (engine.refused(granted ? *granted : record, now)) ++counters_.engine_corrections;
   return false;
 }
 

@@ -337,6 +337,7 @@ struct Engine::State {
     const auto current = table.facts(address, client);
     LANDLORD_ASSERT(current == std::nullopt || current->of_client || !current->has_client ||
                     !is_active(current->state));
+    const std::optional<TimePoint> held_until = held_lease_end(current, address);
     Lease lease = record_for(view, message, client, address, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
@@ -360,7 +361,31 @@ struct Engine::State {
                    durations_for(view, message), {}, own_reservation(view, message, address),
                    config.classes, classes_of(message)};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
+    // Should the ACK never leave: no longer than an offer, or the lease the client held.
+    outcome.unacknowledged_until = now + view.subnet->lease.offer_hold;
+    outcome.held_until = held_until;
     return outcome;
+  }
+
+  // The end of the bound lease the client already holds on `address` (a renewal, a reboot).
+  std::optional<TimePoint> held_lease_end(const std::optional<Facts>& current, Ipv4 address) const {
+    if (current == std::nullopt || !current->of_client || current->state != LeaseState::Bound) {
+      return std::nullopt;
+    }
+    const auto held = table.find(address);
+    return held ? std::optional<TimePoint>{held->expires_at()} : std::nullopt;
+  }
+
+  bool unacknowledged(const Lease& granted, const Lease& shortened) {
+    LANDLORD_ASSERT(granted.address == shortened.address && granted.client == shortened.client);
+    const std::optional<Lease> current = table.find(granted.address);
+    if (current == std::nullopt || current->client != granted.client ||
+        current->state != granted.state || current->fencing_token != granted.fencing_token ||
+        current->granted_at != granted.granted_at || current->lease_time != granted.lease_time) {
+      return false;  // superseded: a later change of the address stands
+    }
+    put(shortened);
+    return true;
   }
 
   // ---- message handlers
@@ -800,6 +825,10 @@ Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, Tim
 
 bool Engine::refused(const lease::Lease& record, TimePoint now) {
   return state_->refused(record, now);
+}
+
+bool Engine::unacknowledged(const lease::Lease& granted, const lease::Lease& shortened) {
+  return state_->unacknowledged(granted, shortened);
 }
 
 std::vector<lease::Lease> Engine::reclaim(TimePoint now, std::size_t max_records) {

@@ -15,6 +15,9 @@
 //                (Engine::refused). A failed commit: no reply, the records wait in a backlog
 //                retried with back-off until written, and while the store fails new outcomes
 //                are not acknowledged either (their records join the backlog).
+//                A grant whose ACK is dropped so waits as a shorter lease: its address is held
+//                no longer than an offer would hold it (Outcome::unacknowledged_until), unless
+//                its client asks again; the engine takes the shorter lease when it is written.
 //   next_retry() when to call ready() again for a retry: the caller's timer.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
@@ -103,7 +106,8 @@ struct Options {
 struct Counters {
   std::uint64_t batches = 0, commits = 0, records_written = 0, stale_refusals = 0,
                 store_failures = 0, not_taken = 0, replies_dropped_store_down = 0,
-                engine_corrections = 0;
+                engine_corrections = 0,
+                grants_shortened = 0;  // unacknowledged grants written as the shorter lease
 };
 
 class Machine {
@@ -163,6 +167,7 @@ class Machine {
     engine::Event event;
     Origin origin;
     bool reclaimed = false;
+    std::optional<TimePoint> unacknowledged_until, held_until;  // a grant's (engine::Outcome)
   };
   // A batch out at the store: its records, and for each proposal the range of its records.
   struct Part {
@@ -175,23 +180,29 @@ class Machine {
     std::vector<lease::Lease> records;
     std::vector<Part> parts;
     std::vector<std::uint64_t> sequences;  // retry batches: each record's own
+    std::vector<std::optional<lease::Lease>> granted;  // retry batches: Waiting::granted
     bool retry = false;
   };
   struct Waiting {
     std::uint64_t sequence;
     lease::Lease record;
+    // A dropped grant's record as the engine made it, when `record` is its shorter version.
+    std::optional<lease::Lease> granted;
   };
 
   std::uint32_t hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
   void release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records);
   void take(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
   void keep_for_retry(std::uint64_t sequence, const lease::Lease& record);
+  // A dropped proposal's records to the backlog: a grant's as the shorter lease.
+  void keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
+                           const Held& held);
   void drop_parts(InFlight& batch);  // not written: records to the backlog, replies dropped
   void failed(const store::StoreError& error, TimePoint now);
   void retry_answered(InFlight& batch, const CommitResult& result, engine::Engine& engine,
                       TimePoint now);
   bool written(const lease::Lease& record, store::WriteResult result, engine::Engine& engine,
-               TimePoint now);
+               TimePoint now, const std::optional<lease::Lease>& granted = std::nullopt);
   void forget_superseded(std::uint64_t sequence, const lease::Lease& record);
   void schedule_retry(TimePoint now);
   void maybe_recovered(std::size_t records);

@@ -70,6 +70,12 @@ struct Outcome {
   // Records that must be durable before `reply` leaves (empty for OFFER, NAK, INFORM, drops).
   std::vector<lease::Lease> mutations;
   Event event;
+  // A grant's: if its ACK never leaves (the store failed), its record may keep the address
+  // only as long as an offer would (`unacknowledged_until`, now + offer-hold), or until the
+  // bound lease the client held before it ends (`held_until`), whichever is later
+  // (durability::Machine shortens the record; Engine::unacknowledged).
+  std::optional<TimePoint> unacknowledged_until = std::nullopt;
+  std::optional<TimePoint> held_until = std::nullopt;
 };
 
 // One subnet's pool addresses by class (lease/allocator.hpp): for /metrics and the control API.
@@ -149,6 +155,12 @@ class Engine {
   // down. Nothing of this is written: a write would only be refused again. Returns whether
   // the engine changed.
   bool refused(const lease::Lease& record, TimePoint now);
+
+  // `granted` (a grant's record) was not acknowledged and stands as `shortened`, the same lease
+  // ending sooner (Outcome::unacknowledged_until). Unless a later change of the address
+  // superseded `granted`, the engine takes `shortened`: the address is free again when it ends,
+  // unless the client asks again. Returns whether the engine changed.
+  bool unacknowledged(const lease::Lease& granted, const lease::Lease& shortened);
 
   // Expires bound leases past their expiry, ends offer holds and decline holds: at most
   // `max_records` per call so a backlog never stalls the loop. Returns records to persist.
