@@ -44,7 +44,7 @@ dpkg-deb -I "$deb" >"$scratch/info"
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
 for library in libc6 libstdc++6 libsqlite3-0 libyaml-cpp0.7 libsystemd0 libcap-ng0 libfmt9 passwd; do
-  grep -qE "(^|, )$library( |,|$)" <<<"$depends" || fail "Depends lacks $library: $depends"
+  [[ ", $depends," == *", $library"[\ ,]* ]] || fail "Depends lacks $library: $depends"
 done
 for script in postinst prerm postrm conffiles; do
   grep -qE "^ +[0-9]+ bytes, +[0-9]+ lines +\*? *$script" "$scratch/info" || fail "no $script in the package"
