@@ -43,7 +43,7 @@ subnets:
 log:
   level: warn
 YAML
-  "$landlord" -c "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  "$landlord" --allow-root -c "$work/$1.yaml" >"$work/$1.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do ss -Huln "sport = :$port" | grep -q . && break; sleep 0.1; done
   local start_cpu end_cpu

@@ -105,7 +105,7 @@ config 198.18.0.2 >"$WORK/b.yaml"
 
 start_server() {  # a|b: starts it, waits until it listens, sets PID_A / PID_B
   local side=$1 ns="${prefix}$1" pid
-  ip netns exec "$ns" "$LANDLORD" -c "$WORK/$side.yaml" >>"$WORK/landlord-$side.log" 2>&1 &
+  ip netns exec "$ns" "$LANDLORD" --allow-root -c "$WORK/$side.yaml" >>"$WORK/landlord-$side.log" 2>&1 &
   pid=$!
   daemon_wait_listening "$pid" 20 "$ns" 67 || fail "landlord $side did not start"
   if [[ $side == a ]]; then PID_A=$pid; else PID_B=$pid; fi
