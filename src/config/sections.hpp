@@ -25,6 +25,20 @@ LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fa
 // time in between; `context` ends the message (e.g. " in subnet 198.18.0.0/24").
 void check_lease(Reader& reader, const LeaseSection& lease, std::string_view context);
 
+// A lease time (`time`, `min`, `max`, a pool's `to`): whole seconds within 32 bits, > 0.
+std::optional<Duration> read_lease_time(Reader& reader, const Field& field);
+
+// One item of `pools:` (pools.cpp): a range, or {range, lease: {shrink-above, to}}.
+struct PoolItem {
+  AddressRange range;
+  std::optional<AdaptivePool> adaptive;
+  YAML::Mark mark;           // the range
+  YAML::Mark adaptive_mark;  // the pool's lease 'to'
+};
+std::optional<PoolItem> read_pool_item(Reader& reader, const YAML::Node& item);
+// `to` shorter than the subnet's longest lease, with room for its T1 and T2.
+void check_adaptive_pool(Reader& reader, const PoolItem& pool, const LeaseTimes& subnet_lease);
+
 std::vector<OptionValue> read_options(Reader& reader, const Field& field);
 // The subnet's own options, then each default it does not set (by code).
 std::vector<OptionValue> merge_options(std::vector<OptionValue> own,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "landlord/base/hex.hpp"
 #include "landlord/config/values.hpp"
 #include "sections.hpp"
 
@@ -10,9 +11,13 @@ namespace landlord::config::detail {
 namespace {
 
 const std::initializer_list<std::string_view> kSubnetKeys = {
-    "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces"};
+    "subnet", "pools", "relays", "options", "lease", "reservations", "interfaces", "offer-ping"};
+// A client waits for its OFFER while the ping does; its first retransmission comes after ~4 s.
+constexpr Duration kMaxOfferPing = std::chrono::seconds{2};
 const std::initializer_list<std::string_view> kReservationKeys = {
-    "mac", "client-id", "address", "hostname"};
+    "mac", "client-id", "circuit-id", "remote-id", "address", "hostname"};
+// The keys that name a reservation's client: exactly one per reservation.
+const std::initializer_list<std::string_view> kClientKeys = {"mac", "client-id", "circuit-id", "remote-id"};
 
 // Something a later check may point back at: "... (line 12)".
 template <typename T>
@@ -65,6 +70,30 @@ Expected<ClientId, std::string> parse_client_id(std::string_view text) {
   return unexpected("'" + std::string{text} + "' is not a client id (colon hex bytes: 01:02:00:00:00:00:11)");
 }
 
+// Option 82's circuit-id or remote-id (RFC 3046): colon hex ("01:00:0a"), text in single
+// quotes as Kea writes it ("'eth0/1/2:100'"), or plain text ("eth0/1/2:100"). 1-255 bytes.
+Expected<std::vector<std::uint8_t>, std::string> parse_relay_id(std::string_view text) {
+  std::vector<std::uint8_t> bytes;
+  if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') {
+    text = text.substr(1, text.size() - 2);
+    bytes.assign(text.begin(), text.end());
+  } else if (const auto hex = ClientId::parse(text); hex && text.find(':') != std::string_view::npos) {
+    bytes.assign(hex->raw().begin(), hex->raw().end());
+  } else {
+    bytes.assign(text.begin(), text.end());
+  }
+  if (bytes.empty() || bytes.size() > 255) {
+    return unexpected("'" + std::string{text} + "' is not a relay agent id: 1 to 255 bytes, as colon hex or text");
+  }
+  return bytes;
+}
+
+std::string describe_relay_id(const std::vector<std::uint8_t>& bytes) {
+  const bool printable = std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t c) { return c >= 0x20 && c < 0x7f; });
+  if (printable) return "'" + std::string{bytes.begin(), bytes.end()} + "'";
+  return to_colon_hex(bytes);
+}
+
 class SubnetsReader {
  public:
   SubnetsReader(Reader& reader, const SubnetDefaults& defaults) : reader_(reader), defaults_(defaults) {}
@@ -110,6 +139,7 @@ class SubnetsReader {
     if (const auto* relays = section.find("relays")) read_relays(*relays, index);
     if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
     if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
+    if (const auto* ping = section.find("offer-ping")) read_offer_ping(*ping, index);
 
     std::vector<OptionValue> own_options;
     if (const auto* options = section.find("options")) own_options = read_options(reader_, *options);
@@ -118,6 +148,11 @@ class SubnetsReader {
     const auto lease = read_lease(reader_, section.find("lease"), section.mark, defaults_.lease);
     subnet.lease = lease.times;
     if (lease.sets_timers()) check_lease(reader_, lease, " in " + label(index));
+    for (const auto& pool : adaptive_) {
+      if (pool.subnet_index != index) continue;
+      check_adaptive_pool(reader_, pool.value, subnet.lease);
+      subnet.adaptive_pools.push_back(*pool.value.adaptive);
+    }
   }
 
   // Whether `address` may be handed to a client of this subnet; reports why not.
@@ -143,31 +178,43 @@ class SubnetsReader {
     const auto items = reader_.list(field);
     if (!items) return;
     for (const auto& item : *items) {
-      const auto range = reader_.parsed(item, "pools", parse_range);
-      if (!range) continue;
+      const auto pool = read_pool_item(reader_, item);
+      if (!pool) continue;
+      const AddressRange* range = &pool->range;
       const std::string what = "pool " + format_range(*range);
       const auto& cidr = cidrs_[index];
       if (cidr && !(cidr->value.contains(range->first) && cidr->value.contains(range->last))) {
-        reader_.error(item.Mark(), what + " is outside " + label(index));
+        reader_.error(pool->mark, what + " is outside " + label(index));
         continue;
       }
       if (cidr && range->contains(cidr->value.network)) {
-        reader_.error(item.Mark(), what + " includes the network address " + cidr->value.network.to_string());
+        reader_.error(pool->mark, what + " includes the network address " + cidr->value.network.to_string());
         continue;
       }
       if (cidr && range->contains(cidr->value.broadcast())) {
-        reader_.error(item.Mark(), what + " includes the broadcast address " + cidr->value.broadcast().to_string());
+        reader_.error(pool->mark, what + " includes the broadcast address " + cidr->value.broadcast().to_string());
         continue;
       }
       // The server's own address handed to a client would break both of them.
       if (const auto& server_id = defaults_.server.server_id; server_id && range->contains(*server_id)) {
-        reader_.error(item.Mark(), what + " includes the server's own address " + server_id->to_string() +
+        reader_.error(pool->mark, what + " includes the server's own address " + server_id->to_string() +
                                        " (server-id)");
         continue;
       }
       subnets_[index].pools.push_back(*range);
-      pools_.push_back({*range, item.Mark(), index});
+      pools_.push_back({*range, pool->mark, index});
+      if (pool->adaptive) adaptive_.push_back({*pool, pool->mark, index});
     }
+  }
+
+  void read_offer_ping(const Field& field, std::size_t index) {
+    const auto wait = reader_.parsed(field, parse_duration);
+    if (!wait) return;
+    if (wait->count() <= 0 || *wait > kMaxOfferPing) {
+      reader_.error(field.mark(), "'offer-ping' must be longer than 0s and at most 2s: the client waits for its OFFER meanwhile");
+      return;
+    }
+    subnets_[index].offer_ping = *wait;
   }
 
   void read_relays(const Field& field, std::size_t index) {
@@ -216,6 +263,7 @@ class SubnetsReader {
   struct Claimed {
     std::vector<Placed<HardwareAddress>> macs;
     std::vector<Placed<ClientId>> client_ids;
+    std::vector<Placed<std::vector<std::uint8_t>>> circuit_ids, remote_ids;
     std::vector<Placed<Ipv4>> addresses;
   };
 
@@ -250,14 +298,29 @@ class SubnetsReader {
     bool valid = true;
     const Field* mac_field = section.find("mac");
     const Field* client_id_field = section.find("client-id");
-    if (mac_field == nullptr && client_id_field == nullptr) {
-      reader_.error(section.mark, "a reservation needs 'mac' or 'client-id' to know its client");
+    std::vector<const Field*> client_keys;
+    for (const std::string_view key : kClientKeys) {
+      if (const Field* field = section.find(key)) client_keys.push_back(field);
+    }
+    if (client_keys.empty()) {
+      reader_.error(section.mark,
+                    "a reservation needs 'mac', 'client-id', 'circuit-id' or 'remote-id' to know its client");
       valid = false;
-    } else if (mac_field != nullptr && client_id_field != nullptr) {
-      const bool mac_is_later = mac_field->key.Mark().pos > client_id_field->key.Mark().pos;
-      reader_.error((mac_is_later ? mac_field : client_id_field)->key.Mark(),
-                    "a reservation takes 'mac' or 'client-id', not both");
+    } else if (client_keys.size() > 1) {
+      const auto later = std::max_element(client_keys.begin(), client_keys.end(), [](const Field* a, const Field* b) {
+        return a->key.Mark().pos < b->key.Mark().pos;
+      });
+      reader_.error((*later)->key.Mark(),
+                    "a reservation takes one of 'mac', 'client-id', 'circuit-id' or 'remote-id', not two");
       valid = false;
+    }
+    for (const bool circuit : {true, false}) {
+      const Field* field = section.find(circuit ? "circuit-id" : "remote-id");
+      if (field == nullptr) continue;
+      const auto id = reader_.parsed(*field, parse_relay_id);
+      const std::string what = std::string{circuit ? "circuit-id " : "remote-id "} + (id ? describe_relay_id(*id) : "");
+      valid = id && claim(circuit ? claimed.circuit_ids : claimed.remote_ids, *id, field->mark(), what) && valid;
+      if (id) (circuit ? reservation.circuit_id : reservation.remote_id) = *id;
     }
     if (mac_field != nullptr) {
       const auto mac = reader_.parsed(*mac_field, parse_mac);
@@ -359,6 +422,7 @@ class SubnetsReader {
   std::vector<Subnet> subnets_;
   std::vector<std::optional<Placed<Cidr>>> cidrs_;  // by subnet index; empty when broken
   std::vector<Placed<AddressRange>> pools_;
+  std::vector<Placed<PoolItem>> adaptive_;  // pools with an adaptive lease time
   std::vector<Placed<Ipv4>> relays_;
   std::vector<Placed<std::string>> interfaces_;
 };

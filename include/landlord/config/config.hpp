@@ -54,12 +54,23 @@ struct Reservation {
   std::optional<ClientId> client_id;
   Ipv4 address;
   std::string hostname;
+  // Relay agent information (option 82, RFC 3046) sub-options 1 and 2, as an ISP keys a
+  // subscriber by the port or line it is on; empty: not keyed so. One key per reservation.
+  std::vector<std::uint8_t> circuit_id{}, remote_id{};
 };
 
 // An option value already encoded for the wire, in the order the config gave it.
 struct OptionValue {
   std::uint8_t code = 0;
   std::vector<std::uint8_t> value;
+};
+
+// A pool with an adaptive lease time (`lease: {shrink-above: 90%, to: 5m}`): while more than
+// `shrink_above` of its addresses are in use, new leases get `shortened_to`.
+struct AdaptivePool {
+  AddressRange range;
+  double shrink_above = 0.9;  // 0 < value < 1
+  Duration shortened_to{0};
 };
 
 struct Subnet {
@@ -71,6 +82,8 @@ struct Subnet {
   LeaseTimes lease;                  // the global defaults with this subnet's overrides applied
   std::vector<Reservation> reservations;
   std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
+  std::vector<AdaptivePool> adaptive_pools;  // the pools of `pools` with an adaptive lease time
+  std::optional<Duration> offer_ping;        // ICMP echo wait before an OFFER; none: no check
 };
 
 struct Endpoint {
