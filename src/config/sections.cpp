@@ -29,23 +29,6 @@ std::optional<Duration> read_positive_duration(Reader& reader, const Field& fiel
   return duration;
 }
 
-// A lease time (`time`, `min`, `max`): sent in option 51, so whole seconds within 32 bits.
-std::optional<Duration> read_lease_time(Reader& reader, const Field& field) {
-  const auto time = reader.parsed(field, parse_duration);
-  if (!time) return std::nullopt;
-  const std::string name = "lease '" + field.name + "'";
-  if (time->count() <= 0) {
-    reader.error(field.mark(), name + " must be longer than 0s");
-  } else if (!whole_seconds(*time)) {
-    reader.error(field.mark(), name + " must be whole seconds: clients receive it in seconds");
-  } else if (std::chrono::duration_cast<std::chrono::seconds>(*time).count() > kMaxLeaseSeconds) {
-    reader.error(field.mark(), name + " must be at most 4294967294s (option 51 is 32 bits)");
-  } else {
-    return time;
-  }
-  return std::nullopt;
-}
-
 // A T1/T2 given as a duration must be whole seconds like the lease time it is sent with.
 std::optional<RenewalTime> read_renewal(Reader& reader, const Field& field) {
   const auto renewal = reader.parsed(field, parse_renewal_time);
@@ -77,6 +60,23 @@ YAML::Mark first_set(const LeaseSection& lease, std::initializer_list<std::optio
 }
 
 }  // namespace
+
+// A lease time (`time`, `min`, `max`): sent in option 51, so whole seconds within 32 bits.
+std::optional<Duration> read_lease_time(Reader& reader, const Field& field) {
+  const auto time = reader.parsed(field, parse_duration);
+  if (!time) return std::nullopt;
+  const std::string name = "lease '" + field.name + "'";
+  if (time->count() <= 0) {
+    reader.error(field.mark(), name + " must be longer than 0s");
+  } else if (!whole_seconds(*time)) {
+    reader.error(field.mark(), name + " must be whole seconds: clients receive it in seconds");
+  } else if (std::chrono::duration_cast<std::chrono::seconds>(*time).count() > kMaxLeaseSeconds) {
+    reader.error(field.mark(), name + " must be at most 4294967294s (option 51 is 32 bits)");
+  } else {
+    return time;
+  }
+  return std::nullopt;
+}
 
 LeaseSection read_lease(Reader& reader, const Field* field, const YAML::Mark& fallback,
                         const LeaseTimes& base) {

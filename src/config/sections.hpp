@@ -31,18 +31,23 @@ struct ScopeOptions {
   BootFields boot;
 };
 ScopeOptions read_options(Reader& reader, const Field& field);
+// A lease time (`time`, `min`, `max`, a pool's `to`): whole seconds within 32 bits, > 0.
+std::optional<Duration> read_lease_time(Reader& reader, const Field& field);
 // The subnet's own options, then each default it does not set (by code).
 std::vector<OptionValue> merge_options(std::vector<OptionValue> own,
                                        const std::vector<OptionValue>& defaults);
 // Each boot field the scope does not set taken from the defaults.
 BootFields merge_boot(BootFields own, const BootFields& defaults);
 
-// A `pools:` item: "FIRST-LAST", or a map {range: FIRST-LAST, options: {...}}. `range` is the
-// node holding the range text (where range errors point); options only for the map form.
+// A `pools:` item (pools.cpp): "FIRST-LAST", or a map {range: FIRST-LAST, options: {...},
+// classes: [...], lease: {shrink-above, to}}; options, classes and lease only in the map form.
 struct PoolItem {
-  YAML::Node range;
+  AddressRange range;
+  YAML::Mark mark;  // the range
   std::optional<ScopeOptions> options;
   std::optional<Field> classes;  // resolved against the defined classes by the subnet reader
+  std::optional<AdaptivePool> adaptive;
+  YAML::Mark adaptive_mark;  // the pool's lease 'to'
 };
 
 // `classes:`: each class's name, match, options and lease (merged over `lease_defaults`).
@@ -51,6 +56,8 @@ std::vector<ClientClass> read_classes(Reader& reader, const Field& field, const 
 std::optional<std::uint64_t> resolve_classes(Reader& reader, const Field& field,
                                              const std::vector<ClientClass>& classes);
 std::optional<PoolItem> read_pool_item(Reader& reader, const YAML::Node& item);
+// `to` shorter than the subnet's longest lease, with room for its T1 and T2.
+void check_adaptive_pool(Reader& reader, const PoolItem& pool, const LeaseTimes& subnet_lease);
 
 ServerSection read_server(Reader& reader, const Field* field);
 StoreSection read_store(Reader& reader, const Field* field);

@@ -6,6 +6,7 @@
 
 #include "landlord/config/keys.hpp"
 #include "landlord/config/option_encoding.hpp"
+#include "landlord/base/hex.hpp"
 #include "landlord/config/values.hpp"
 #include "limits.hpp"
 #include "sections.hpp"
@@ -15,6 +16,10 @@ namespace {
 
 constexpr keys::KeyList kSubnetKeys{keys::kSubnet};
 constexpr keys::KeyList kReservationKeys{keys::kReservation};
+// A client waits for its OFFER while the ping does; its first retransmission comes after ~4 s.
+constexpr Duration kMaxOfferPing = std::chrono::seconds{2};
+// The keys that name a reservation's client: exactly one per reservation.
+const std::initializer_list<std::string_view> kClientKeys = {"mac", "client-id", "circuit-id", "remote-id"};
 
 // Something a later check may point back at: "... (line 12)".
 template <typename T>
@@ -76,6 +81,30 @@ void add_hostname_option(Reservation& reservation) {
   if (!set) reservation.options.push_back({12, encode_text(reservation.hostname)});
 }
 
+// Option 82's circuit-id or remote-id (RFC 3046): colon hex ("01:00:0a"), text in single
+// quotes as Kea writes it ("'eth0/1/2:100'"), or plain text ("eth0/1/2:100"). 1-255 bytes.
+Expected<std::vector<std::uint8_t>, std::string> parse_relay_id(std::string_view text) {
+  std::vector<std::uint8_t> bytes;
+  if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') {
+    text = text.substr(1, text.size() - 2);
+    bytes.assign(text.begin(), text.end());
+  } else if (const auto hex = ClientId::parse(text); hex && text.find(':') != std::string_view::npos) {
+    bytes.assign(hex->raw().begin(), hex->raw().end());
+  } else {
+    bytes.assign(text.begin(), text.end());
+  }
+  if (bytes.empty() || bytes.size() > 255) {
+    return unexpected("'" + std::string{text} + "' is not a relay agent id: 1 to 255 bytes, as colon hex or text");
+  }
+  return bytes;
+}
+
+std::string describe_relay_id(const std::vector<std::uint8_t>& bytes) {
+  const bool printable = std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t c) { return c >= 0x20 && c < 0x7f; });
+  if (printable) return "'" + std::string{bytes.begin(), bytes.end()} + "'";
+  return to_colon_hex(bytes);
+}
+
 class SubnetsReader {
  public:
   SubnetsReader(Reader& reader, const SubnetDefaults& defaults) : reader_(reader), defaults_(defaults) {}
@@ -127,6 +156,7 @@ class SubnetsReader {
     if (const auto* relays = section.find("relays")) read_relays(*relays, index);
     if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
     if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
+    if (const auto* ping = section.find("offer-ping")) read_offer_ping(*ping, index);
 
     ScopeOptions own;
     if (const auto* options = section.find("options")) own = read_options(reader_, *options);
@@ -136,6 +166,11 @@ class SubnetsReader {
     const auto lease = read_lease(reader_, section.find("lease"), section.mark, defaults_.lease);
     subnet.lease = lease.times;
     if (lease.sets_timers()) check_lease(reader_, lease, " in " + label(index));
+    for (const auto& pool : adaptive_) {
+      if (pool.subnet_index != index) continue;
+      check_adaptive_pool(reader_, pool.value, subnet.lease);
+      subnet.adaptive_pools.push_back(*pool.value.adaptive);
+    }
   }
 
   // Whether `address` may be handed to a client of this subnet; reports why not.
@@ -167,26 +202,24 @@ class SubnetsReader {
     const auto items = reader_.list(field);
     if (!items) return;
     std::size_t read = 0;
-    for (const auto& pool_item : *items) {
+    for (const auto& item : *items) {
       if (read++ == kMaxPoolsPerSubnet) {
-        reader_.error(pool_item.Mark(), too_many(items->size(), kMaxPoolsPerSubnet, "pools", label(index)));
+        reader_.error(item.Mark(), too_many(items->size(), kMaxPoolsPerSubnet, "pools", label(index)));
         break;
       }
-      auto pool = read_pool_item(reader_, pool_item);
+      auto pool = read_pool_item(reader_, item);
       if (!pool) continue;
-      const YAML::Node& item = pool->range;
-      const auto range = reader_.parsed(item, "pools", parse_range);
-      if (!range) continue;
+      const AddressRange* range = &pool->range;
       const std::string what = "pool " + format_range(*range);
       const std::uint64_t size = range->size();
       if (size > kMaxPoolAddresses) {
-        reader_.error(item.Mark(), what + " has " + std::to_string(size) +
+        reader_.error(pool->mark, what + " has " + std::to_string(size) +
                                        " addresses; a pool holds at most " +
                                        std::to_string(kMaxPoolAddresses) + " (a /8)");
         continue;
       }
       if (pool_addresses_ + size > kMaxPoolAddresses) {
-        reader_.error(item.Mark(), what + " brings the pools to " +
+        reader_.error(pool->mark, what + " brings the pools to " +
                                        std::to_string(pool_addresses_ + size) +
                                        " addresses in all, more than the " +
                                        std::to_string(kMaxPoolAddresses) + " a server holds");
@@ -194,20 +227,20 @@ class SubnetsReader {
       }
       const auto& cidr = cidrs_[index];
       if (cidr && !(cidr->value.contains(range->first) && cidr->value.contains(range->last))) {
-        reader_.error(item.Mark(), what + " is outside " + label(index));
+        reader_.error(pool->mark, what + " is outside " + label(index));
         continue;
       }
       if (cidr && range->contains(cidr->value.network)) {
-        reader_.error(item.Mark(), what + " includes the network address " + cidr->value.network.to_string());
+        reader_.error(pool->mark, what + " includes the network address " + cidr->value.network.to_string());
         continue;
       }
       if (cidr && range->contains(cidr->value.broadcast())) {
-        reader_.error(item.Mark(), what + " includes the broadcast address " + cidr->value.broadcast().to_string());
+        reader_.error(pool->mark, what + " includes the broadcast address " + cidr->value.broadcast().to_string());
         continue;
       }
       // The server's own address handed to a client would break both of them.
       if (const auto& server_id = defaults_.server.server_id; server_id && range->contains(*server_id)) {
-        reader_.error(item.Mark(), what + " includes the server's own address " + server_id->to_string() +
+        reader_.error(pool->mark, what + " includes the server's own address " + server_id->to_string() +
                                        " (server-id)");
         continue;
       }
@@ -222,9 +255,20 @@ class SubnetsReader {
         subnets_[index].pool_scopes.push_back(
             {*range, std::move(pool->options->options), std::move(pool->options->boot), classes});
       }
-      pools_.push_back({*range, item.Mark(), index});
+      pools_.push_back({*range, pool->mark, index});
       pool_addresses_ += size;
+      if (pool->adaptive) adaptive_.push_back({*pool, pool->mark, index});
     }
+  }
+
+  void read_offer_ping(const Field& field, std::size_t index) {
+    const auto wait = reader_.parsed(field, parse_duration);
+    if (!wait) return;
+    if (wait->count() <= 0 || *wait > kMaxOfferPing) {
+      reader_.error(field.mark(), "'offer-ping' must be longer than 0s and at most 2s: the client waits for its OFFER meanwhile");
+      return;
+    }
+    subnets_[index].offer_ping = *wait;
   }
 
   void read_relays(const Field& field, std::size_t index) {
@@ -272,14 +316,18 @@ class SubnetsReader {
   // What earlier reservations of this subnet claimed, by text, to refuse a second claim: a
   // hash map, since a subnet may hold tens of thousands of reservations.
   struct Claimed {
-    std::unordered_map<std::string, YAML::Mark> macs, client_ids, addresses;
+    std::unordered_map<std::string, YAML::Mark> macs, client_ids, addresses, circuit_ids, remote_ids;
   };
+
+  static std::string claim_key(const std::vector<std::uint8_t>& bytes) { return to_colon_hex(bytes); }
+  template <typename T>
+  static std::string claim_key(const T& value) { return value.to_string(); }
 
   // Records `value` as claimed at `mark`, or reports the earlier claim and returns false.
   template <typename T>
   bool claim(std::unordered_map<std::string, YAML::Mark>& claimed, const T& value,
              const YAML::Mark& mark, const std::string& what) {
-    const auto [earlier, inserted] = claimed.try_emplace(value.to_string(), mark);
+    const auto [earlier, inserted] = claimed.try_emplace(claim_key(value), mark);
     if (!inserted) {
       reader_.error(mark, what + " is already reserved in this subnet" + at_line(earlier->second));
       return false;
@@ -311,14 +359,29 @@ class SubnetsReader {
     bool valid = true;
     const Field* mac_field = section.find("mac");
     const Field* client_id_field = section.find("client-id");
-    if (mac_field == nullptr && client_id_field == nullptr) {
-      reader_.error(section.mark, "a reservation needs 'mac' or 'client-id' to know its client");
+    std::vector<const Field*> client_keys;
+    for (const std::string_view key : kClientKeys) {
+      if (const Field* field = section.find(key)) client_keys.push_back(field);
+    }
+    if (client_keys.empty()) {
+      reader_.error(section.mark,
+                    "a reservation needs 'mac', 'client-id', 'circuit-id' or 'remote-id' to know its client");
       valid = false;
-    } else if (mac_field != nullptr && client_id_field != nullptr) {
-      const bool mac_is_later = mac_field->key.Mark().pos > client_id_field->key.Mark().pos;
-      reader_.error((mac_is_later ? mac_field : client_id_field)->key.Mark(),
-                    "a reservation takes 'mac' or 'client-id', not both");
+    } else if (client_keys.size() > 1) {
+      const auto later = std::max_element(client_keys.begin(), client_keys.end(), [](const Field* a, const Field* b) {
+        return a->key.Mark().pos < b->key.Mark().pos;
+      });
+      reader_.error((*later)->key.Mark(),
+                    "a reservation takes one of 'mac', 'client-id', 'circuit-id' or 'remote-id', not two");
       valid = false;
+    }
+    for (const bool circuit : {true, false}) {
+      const Field* field = section.find(circuit ? "circuit-id" : "remote-id");
+      if (field == nullptr) continue;
+      const auto id = reader_.parsed(*field, parse_relay_id);
+      const std::string what = std::string{circuit ? "circuit-id " : "remote-id "} + (id ? describe_relay_id(*id) : "");
+      valid = id && claim(circuit ? claimed.circuit_ids : claimed.remote_ids, *id, field->mark(), what) && valid;
+      if (id) (circuit ? reservation.circuit_id : reservation.remote_id) = *id;
     }
     if (mac_field != nullptr) {
       const auto mac = reader_.parsed(*mac_field, parse_mac);
@@ -426,6 +489,7 @@ class SubnetsReader {
   std::vector<Subnet> subnets_;
   std::vector<std::optional<Placed<Cidr>>> cidrs_;  // by subnet index; empty when broken
   std::vector<Placed<AddressRange>> pools_;
+  std::vector<Placed<PoolItem>> adaptive_;  // pools with an adaptive lease time
   std::vector<Placed<Ipv4>> relays_;
   std::vector<Placed<std::string>> interfaces_;
   std::uint64_t pool_addresses_ = 0;  // in all subnets' pools so far

@@ -72,6 +72,24 @@ struct SubnetLeases {
 
 }  // namespace
 
+std::vector<std::vector<PoolLeaseCounts>> count_pool_leases(const engine::Engine& engine,
+                                                           const std::vector<engine::PoolUsage>& usage) {
+  std::vector<std::vector<PoolLeaseCounts>> counts;
+  for (const auto& subnet : usage) counts.emplace_back(subnet.pools.size());
+  engine.for_each_lease([&](const lease::Lease& lease) {
+    if (lease.subnet_id < 1 || lease.subnet_id > usage.size()) return;
+    const auto& pools = usage[lease.subnet_id - 1].pools;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      if (lease.address < pools[i].first || pools[i].last < lease.address) continue;
+      PoolLeaseCounts& entry = counts[lease.subnet_id - 1][i];
+      if (lease.state == lease::LeaseState::Offered) ++entry.offered;
+      if (lease.state == lease::LeaseState::Bound) ++entry.bound;
+      if (lease.state == lease::LeaseState::Declined) ++entry.declined;
+    }
+  });
+  return counts;
+}
+
 std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport) {
   Writer out;
   const engine::Counters& engine = daemon.engine().counters();
@@ -102,16 +120,30 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   }
   out.single("landlord_packets_received_total", "counter", "Datagrams read from the DHCP socket.",
              static_cast<double>(counters.packets_received));
-  out.family("landlord_packets_dropped_total", "counter", "Packets dropped, by reason.");
+  out.family("landlord_packets_dropped_total", "counter",
+             "Packets dropped, by reason: requests malformed, oversized, ignored or lost in a full "
+             "receive queue (receive_queue_overflow, counted by the kernel); replies unroutable, "
+             "with no route to the relay or ciaddr (no_route), or not acknowledged while the store "
+             "is down (store_down).");
   const std::pair<std::string_view, std::uint64_t> dropped[] = {
       {"malformed", counters.malformed}, {"oversized", counters.oversized},
       {"ignored", engine.ignored}, {"unroutable", counters.unroutable},
+      {"no_route", counters.no_route}, {"receive_queue_overflow", counters.receive_queue_overflow},
       {"store_down", counters.replies_dropped_store_down}};
   for (const auto& [reason, value] : dropped) {
     out.sample("landlord_packets_dropped_total", fmt::format("reason=\"{}\"", reason), static_cast<double>(value));
   }
   out.single("landlord_pool_exhausted_total", "counter", "DISCOVERs with no free address.",
              static_cast<double>(engine.pool_exhausted));
+  out.single("landlord_offer_ping_conflicts_total", "counter",
+             "Addresses about to be offered that answered an ICMP echo (offer-ping): declined, not offered.",
+             static_cast<double>(engine.conflicts));
+  out.single("landlord_offer_ping_skipped_total", "counter",
+             "OFFERs sent without their offer-ping: too many probes at once, or the echo could not be sent.",
+             static_cast<double>(counters.offer_ping_skipped));
+  out.single("landlord_leases_shortened_total", "counter",
+             "New leases granted a pool's shorter adaptive lease time (lease: {shrink-above, to}).",
+             static_cast<double>(engine.shortened_leases));
 
   // Per subnet: the allocator's classes and the lease table's states and phases.
   const TimePoint now = daemon.now();
@@ -138,12 +170,43 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
     return fmt::format("subnet_id=\"{}\",subnet=\"{}\"", id, cidr);
   };
   const auto usage = daemon.engine().pool_usage();
-  out.family("landlord_pool_addresses", "gauge", "Pool addresses of a subnet (reserved ones included).");
-  for (const auto& subnet : usage) out.sample("landlord_pool_addresses", label(subnet.subnet_id), static_cast<double>(subnet.total));
-  out.family("landlord_pool_free_addresses", "gauge", "Pool addresses free to allocate.");
+  const auto pool_label = [&](std::uint32_t id, const engine::RangeUsage& pool) {
+    return label(id) + fmt::format(",pool=\"{}-{}\"", pool.first.to_string(), pool.last.to_string());
+  };
+  const auto per_pool = count_pool_leases(daemon.engine(), usage);
+  out.family("landlord_pool_addresses", "gauge", "Addresses of a pool (reserved ones included).");
   for (const auto& subnet : usage) {
-    out.sample("landlord_pool_free_addresses", label(subnet.subnet_id),
-               static_cast<double>(subnet.free_clean + subnet.free_affinity));
+    for (const auto& pool : subnet.pools) {
+      out.sample("landlord_pool_addresses", pool_label(subnet.subnet_id, pool), static_cast<double>(pool.total));
+    }
+  }
+  out.family("landlord_pool_free_addresses", "gauge",
+             "Addresses of a pool free to allocate (never used, or their lease ended).");
+  for (const auto& subnet : usage) {
+    for (const auto& pool : subnet.pools) {
+      out.sample("landlord_pool_free_addresses", pool_label(subnet.subnet_id, pool),
+                 static_cast<double>(pool.free_clean + pool.free_affinity));
+    }
+  }
+  out.family("landlord_pool_lease_shortened", "gauge",
+             "1 while a pool's use is above its adaptive lease's shrink-above: new leases get its shorter time.");
+  for (const auto& subnet : usage) {
+    for (const auto& pool : subnet.pools) {
+      out.sample("landlord_pool_lease_shortened", pool_label(subnet.subnet_id, pool), pool.lease_shortened ? 1 : 0);
+    }
+  }
+  out.family("landlord_pool_leases", "gauge", "Addresses of a pool offered, bound or declined.");
+  const std::pair<std::string_view, std::uint64_t PoolLeaseCounts::*> pool_states[] = {
+      {"offered", &PoolLeaseCounts::offered}, {"bound", &PoolLeaseCounts::bound}, {"declined", &PoolLeaseCounts::declined}};
+  for (const auto& subnet : usage) {
+    for (std::size_t i = 0; i < subnet.pools.size(); ++i) {
+      const PoolLeaseCounts& entry = per_pool[subnet.subnet_id - 1][i];
+      for (const auto& [state, member] : pool_states) {
+        out.sample("landlord_pool_leases",
+                   pool_label(subnet.subnet_id, subnet.pools[i]) + fmt::format(",state=\"{}\"", state),
+                   static_cast<double>(entry.*member));
+      }
+    }
   }
   const std::pair<std::string_view, std::uint64_t SubnetLeases::*> states[] = {
       {"offered", &SubnetLeases::offered}, {"bound", &SubnetLeases::bound},

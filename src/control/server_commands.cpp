@@ -1,6 +1,7 @@
 // status-get, config-get/-test/-reload, statistic-get-all, subnet4-list.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <ctime>
 #include <map>
@@ -12,6 +13,7 @@
 #include "landlord/base/hex.hpp"
 #include "landlord/config/loader.hpp"
 #include "landlord/config/values.hpp"
+#include "landlord/control/metrics.hpp"
 
 namespace landlord::control::handlers {
 namespace {
@@ -35,7 +37,18 @@ std::string endpoint_text(const config::Endpoint& endpoint) {
 Json subnet_json(const config::Subnet& subnet) {
   Json pools = Json::array(), relays = Json::array(), options = Json::array(),
        reservations = Json::array();
-  for (const auto& pool : subnet.pools) pools.push_back(pool.first.to_string() + "-" + pool.last.to_string());
+  for (const auto& pool : subnet.pools) {
+    const std::string range = pool.first.to_string() + "-" + pool.last.to_string();
+    const auto adaptive = std::find_if(subnet.adaptive_pools.begin(), subnet.adaptive_pools.end(),
+                                       [&](const config::AdaptivePool& entry) { return entry.range.first == pool.first; });
+    if (adaptive == subnet.adaptive_pools.end()) {
+      pools.push_back(range);
+      continue;
+    }
+    pools.push_back({{"range", range},
+                     {"lease", {{"shrink-above", config::format_renewal_time(config::Fraction{adaptive->shrink_above})},
+                                {"to", config::format_duration(adaptive->shortened_to)}}}});
+  }
   for (const auto& relay : subnet.relays) relays.push_back(relay.to_string());
   for (const auto& option : subnet.options) {
     options.push_back({{"code", option.code}, {"hex", to_colon_hex(option.value)}});
@@ -148,12 +161,16 @@ void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
   set("pkt4-release-received", engine.releases);
   set("pkt4-inform-received", engine.informs);
   set("pkt4-parse-failed", counters.malformed);
-  set("pkt4-receive-drop", counters.malformed + counters.oversized + engine.ignored);
+  set("pkt4-receive-drop",
+      counters.malformed + counters.oversized + engine.ignored + counters.receive_queue_overflow);
+  set("pkt4-receive-queue-overflow", counters.receive_queue_overflow);
+  set("pkt4-no-route", counters.no_route);
   set("pkt4-offer-sent", engine.offers);
   set("pkt4-ack-sent", engine.grants + engine.renewals + engine.rebinds + engine.informs);
   set("pkt4-nak-sent", engine.naks);
   set("v4-allocation-fail", engine.pool_exhausted);
   set("reclaimed-leases", engine.expirations);
+  set("leases-shortened", engine.shortened_leases);
   std::map<std::uint32_t, std::array<std::uint64_t, 2>> per_subnet;  // assigned, declined
   daemon.engine().for_each_lease([&](const lease::Lease& lease) {
     auto& entry = per_subnet[lease.subnet_id];
@@ -161,13 +178,27 @@ void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
     if (lease.state == lease::LeaseState::Declined) ++entry[1];
   });
   std::uint64_t declined = 0;
-  for (const auto& usage : daemon.engine().pool_usage()) {
+  const auto pool_usage = daemon.engine().pool_usage();
+  const auto per_pool = count_pool_leases(daemon.engine(), pool_usage);
+  for (const auto& usage : pool_usage) {
     const std::string prefix = "subnet[" + std::to_string(usage.subnet_id) + "].";
     set(prefix + "total-addresses", usage.total);
     set(prefix + "free-addresses", usage.free_clean + usage.free_affinity);
     set(prefix + "assigned-addresses", per_subnet[usage.subnet_id][0]);
     set(prefix + "declined-addresses", per_subnet[usage.subnet_id][1]);
     declined += per_subnet[usage.subnet_id][1];
+    // Kea's pool statistics (subnet[1].pool[0]....), plus landlord's offered count.
+    for (std::size_t i = 0; i < usage.pools.size(); ++i) {
+      const engine::RangeUsage& pool = usage.pools[i];
+      const PoolLeaseCounts& counts = per_pool[usage.subnet_id - 1][i];
+      const std::string pool_prefix = prefix + "pool[" + std::to_string(i) + "].";
+      set(pool_prefix + "total-addresses", pool.total);
+      set(pool_prefix + "free-addresses", pool.free_clean + pool.free_affinity);
+      set(pool_prefix + "assigned-addresses", counts.bound);
+      set(pool_prefix + "offered-addresses", counts.offered);
+      set(pool_prefix + "declined-addresses", counts.declined);
+      set(pool_prefix + "lease-shortened", pool.lease_shortened ? 1 : 0);
+    }
   }
   set("declined-addresses", declined);
   reply(answer(kSuccess, std::to_string(statistics.size()) + " statistics", std::move(statistics)));

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "adaptive_lease.hpp"
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/lease_table.hpp"
 #include "classes.hpp"
@@ -146,13 +147,25 @@ struct Engine::State {
 
   // ---- allocation
 
-  // Whether `address` is reserved for a client other than the sender of `message` (matched
-  // as reservations are: option 61 first, then chaddr).
-  static bool reserved_for_another(const SubnetView& view, Ipv4 address,
-                                   const wire::Message& message) {
+  // The sender's reservation (topology.hpp: option 61, chaddr, then a relay's option 82). A
+  // client renewing by unicast reaches us without a relay, so without option 82: it keeps the
+  // circuit-id or remote-id reservation whose address it holds bound.
+  const config::Reservation* reservation_of(const SubnetView& view, const wire::Message& message,
+                                            const ClientKey& client) const {
+    if (const auto* reservation = view.reservation_for(message)) return reservation;
+    if (!message.giaddr.is_zero() || message.ciaddr.is_zero()) return nullptr;
+    const config::Reservation* held = view.reservation_at(message.ciaddr);
+    if (held == nullptr || (held->circuit_id.empty() && held->remote_id.empty())) return nullptr;
+    const auto record = table.facts(message.ciaddr, client);
+    const bool holds = record != std::nullopt && record->of_client && record->state == LeaseState::Bound;
+    return holds ? held : nullptr;
+  }
+
+  // Whether `address` is reserved for a client other than the sender of `message`.
+  bool reserved_for_another(const SubnetView& view, Ipv4 address, const wire::Message& message,
+                            const ClientKey& client) const {
     const config::Reservation* reservation = view.reservation_at(address);
-    return reservation != nullptr &&
-           reservation != view.reservation_for(message.client_id(), message.hardware_address());
+    return reservation != nullptr && reservation != reservation_of(view, message, client);
   }
 
   // A reserved address may go to its client unless someone else still holds it.
@@ -167,8 +180,7 @@ struct Engine::State {
   const config::Reservation* usable_reservation(const SubnetView& view,
                                                 const wire::Message& message,
                                                 const ClientKey& client) const {
-    const config::Reservation* reservation =
-        view.reservation_for(message.client_id(), message.hardware_address());
+    const config::Reservation* reservation = reservation_of(view, message, client);
     if (reservation == nullptr || !view.contains(reservation->address)) return nullptr;
     return reservation_usable(reservation->address, client) ? reservation : nullptr;
   }
@@ -252,7 +264,7 @@ struct Engine::State {
     if (const auto* reservation = usable_reservation(view, message, client)) {
       return reservation->address == address;
     }
-    if (reserved_for_another(view, address, message)) return false;
+    if (reserved_for_another(view, address, message, client)) return false;
     if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
     if (!allocator.in_pool(view.id(), address)) return false;
     if (!pool_serves_client(view, address, message)) return false;
@@ -271,13 +283,29 @@ struct Engine::State {
   const config::Reservation* own_reservation(const SubnetView& view, const wire::Message& message,
                                              Ipv4 address) const {
     const config::Reservation* reservation = view.reservation_at(address);
-    if (reservation == nullptr || reserved_for_another(view, address, message)) return nullptr;
+    if (reservation == nullptr || reserved_for_another(view, address, message, message.client_key())) {
+      return nullptr;
+    }
     return reservation;
   }
 
+  // A pool's adaptive lease time (adaptive_lease.hpp): a new lease on `address` in a pool used
+  // above its threshold gets the shorter time; reserved addresses never do.
+  std::optional<LeaseDurations> shortened_for(const SubnetView& view, Ipv4 address,
+                                              const LeaseDurations& normal) const {
+    const config::AdaptivePool* pool = adaptive_pool_at(*view.subnet, address);
+    if (pool == nullptr || view.reservation_at(address) != nullptr) return std::nullopt;
+    const auto usage = allocator.usage_of_pool_at(address);
+    if (!usage) return std::nullopt;
+    const bool still_free = table.availability(address).kind != lease::Availability::Kind::Taken;
+    if (!above_threshold(*pool, *usage, still_free)) return std::nullopt;
+    const LeaseDurations cut = shortened(*pool, view.subnet->lease, normal);
+    if (cut.lease_time == normal.lease_time) return std::nullopt;
+    return cut;
+  }
+
   Lease record_for(const SubnetView& view, const wire::Message& message, const ClientKey& client,
-                   Ipv4 address, TimePoint now) const {
-    const LeaseDurations durations = durations_for(view, message);
+                   Ipv4 address, const LeaseDurations& durations, TimePoint now) const {
     Lease lease;
     lease.address = address;
     lease.client = client;
@@ -286,7 +314,7 @@ struct Engine::State {
     if (const auto hostname = message.options.get_text(option::kHostname)) {
       lease.hostname = std::string(*hostname);
     } else if (const auto* reservation = view.reservation_at(address);
-               reservation != nullptr && !reserved_for_another(view, address, message)) {
+               reservation != nullptr && !reserved_for_another(view, address, message, client)) {
       lease.hostname = reservation->hostname;
     }
     lease.subnet_id = view.id();
@@ -338,7 +366,17 @@ struct Engine::State {
     LANDLORD_ASSERT(current == std::nullopt || current->of_client || !current->has_client ||
                     !is_active(current->state));
     const std::optional<TimePoint> held_until = held_lease_end(current, address);
-    Lease lease = record_for(view, message, client, address, now);
+    // A renewal, a rebind or a reboot's confirmation of the client's own lease keeps the normal
+    // time; only a new lease is shortened.
+    LeaseDurations durations = durations_for(view, message);
+    const bool own_lease = current != std::nullopt && current->of_client && current->state == LeaseState::Bound;
+    if (kind == EventKind::Grant && !own_lease) {
+      if (const auto cut = shortened_for(view, address, durations)) {
+        durations = *cut;
+        ++counters.shortened_leases;
+      }
+    }
+    Lease lease = record_for(view, message, client, address, durations, now);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
     // token_for(), without a second lookup: an offer hold's last lease is the one it covers.
@@ -358,7 +396,7 @@ struct Engine::State {
         break;
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
-                   durations_for(view, message), {}, own_reservation(view, message, address),
+                   durations, {}, own_reservation(view, message, address),
                    config.classes, classes_of(message)};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     // Should the ACK never leave: no longer than an offer, or the lease the client held.
@@ -402,17 +440,22 @@ struct Engine::State {
     const auto record = table.facts(*address, client);
     const bool already_bound =
         record != std::nullopt && record->of_client && record->state == LeaseState::Bound;
+    LeaseDurations durations = durations_for(view, message);
     if (!already_bound) {  // a bound lease needs no hold: the address is the client's already
-      Lease offer = record_for(view, message, client, *address, now);
+      durations = shortened_for(view, *address, durations).value_or(durations);
+      Lease offer = record_for(view, message, client, *address, durations, now);
       offer.state = LeaseState::Offered;
       offer.fencing_token = last_token(*address, client);
       hold(std::move(offer), now + view.subnet->lease.offer_hold);
     }
     ++counters.offers;
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
-                   durations_for(view, message), {}, own_reservation(view, message, *address),
+                   durations, {}, own_reservation(view, message, *address),
                    config.classes, classes_of(message)};
-    return {make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
+    Outcome outcome{make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
+    // Offer-ping checks an address nobody here holds: not the client's own bound lease.
+    if (!already_bound) outcome.probe_first = view.subnet->offer_ping;
+    return outcome;
   }
 
   Outcome request(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
@@ -548,6 +591,27 @@ struct Engine::State {
     put(declined);
     ++counters.declines;
     return {std::nullopt, {declined}, {EventKind::Decline, *address, "declined: address in use"}};
+  }
+
+  // Offer-ping found the offered address in use: like a DECLINE, but nobody here declined it,
+  // so the record names no client (the end of the hold then leaves the address to nobody).
+  Outcome conflict(Ipv4 address, TimePoint now) {
+    const std::optional<Lease> offer = table.find(address);
+    const SubnetView* view = topology.containing(address);
+    if (offer == std::nullopt || offer->state != LeaseState::Offered || view == nullptr) {
+      return ignore("offer-ping conflict for an address not on offer", address);
+    }
+    end_hold(address);
+    Lease declined;
+    declined.address = address;
+    declined.subnet_id = offer->subnet_id;
+    declined.state = LeaseState::Declined;
+    declined.fencing_token = token_for(address, declined.client);
+    declined.granted_at = now;
+    declined.lease_time = view->subnet->lease.decline_hold;
+    put(declined);
+    ++counters.conflicts;
+    return {std::nullopt, {declined}, {EventKind::Decline, address, "in use (answered the offer-ping), not offered"}};
   }
 
   // §4.3.4: the client gives its address back. The record stays (Released) for affinity.
@@ -831,6 +895,8 @@ bool Engine::unacknowledged(const lease::Lease& granted, const lease::Lease& sho
   return state_->unacknowledged(granted, shortened);
 }
 
+Outcome Engine::conflict(Ipv4 address, TimePoint now) { return state_->conflict(address, now); }
+
 std::vector<lease::Lease> Engine::reclaim(TimePoint now, std::size_t max_records) {
   return state_->reclaim(now, max_records);
 }
@@ -867,7 +933,13 @@ std::vector<PoolUsage> Engine::pool_usage() const {
   std::vector<PoolUsage> usage;
   for (const SubnetView& view : state_->topology.subnets()) {
     const auto counted = state_->allocator.usage(view.id());
-    usage.push_back({view.id(), counted.total, counted.clean, counted.affinity});
+    PoolUsage& subnet = usage.emplace_back(PoolUsage{view.id(), counted.total, counted.clean, counted.affinity, {}});
+    for (const auto& pool : state_->allocator.pool_usage(view.id())) {
+      const config::AdaptivePool* adaptive = adaptive_pool_at(*view.subnet, pool.first);
+      subnet.pools.push_back({pool.first, pool.last, pool.usage.total, pool.usage.clean,
+                              pool.usage.affinity,
+                              adaptive != nullptr && above_threshold(*adaptive, pool.usage, false)});
+    }
   }
   return usage;
 }

@@ -18,6 +18,25 @@ const config::Reservation* SubnetView::reservation_for(const ClientId& client_id
   return nullptr;
 }
 
+const config::Reservation* SubnetView::reservation_for(const wire::Message& message) const {
+  if (const auto* reservation = reservation_for(message.client_id(), message.hardware_address())) {
+    return reservation;
+  }
+  if (message.giaddr.is_zero() || (reservation_by_circuit_id.empty() && reservation_by_remote_id.empty()) ||
+      !message.options.has(wire::option::kRelayAgentInfo)) {
+    return nullptr;
+  }
+  const auto info = wire::parse_relay_agent_info(message.options.get(wire::option::kRelayAgentInfo));
+  if (!info) return nullptr;
+  const auto find = [](const auto& index, std::span<const std::uint8_t> key) -> const config::Reservation* {
+    if (key.empty()) return nullptr;
+    const auto it = index.find(std::string{key.begin(), key.end()});
+    return it == index.end() ? nullptr : it->second;
+  };
+  if (const auto* reservation = find(reservation_by_circuit_id, info->circuit_id)) return reservation;
+  return find(reservation_by_remote_id, info->remote_id);
+}
+
 const config::Reservation* SubnetView::reservation_at(Ipv4 address) const {
   auto it = reservation_by_address.find(address.to_uint());
   return it == reservation_by_address.end() ? nullptr : it->second;
@@ -36,6 +55,14 @@ Topology::Topology(const config::Config& config) {
       if (reservation.mac) view.reservation_by_hardware.emplace(*reservation.mac, &reservation);
       if (reservation.client_id) {
         view.reservation_by_client_id.emplace(reservation.client_id->raw(), &reservation);
+      }
+      if (!reservation.circuit_id.empty()) {
+        view.reservation_by_circuit_id.emplace(
+            std::string{reservation.circuit_id.begin(), reservation.circuit_id.end()}, &reservation);
+      }
+      if (!reservation.remote_id.empty()) {
+        view.reservation_by_remote_id.emplace(
+            std::string{reservation.remote_id.begin(), reservation.remote_id.end()}, &reservation);
       }
     }
     subnets_.push_back(std::move(view));

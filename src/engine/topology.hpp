@@ -20,12 +20,19 @@ struct SubnetView {
   std::unordered_map<std::uint32_t, const config::Reservation*> reservation_by_address;
   std::unordered_map<HardwareAddress, const config::Reservation*> reservation_by_hardware;
   std::unordered_map<std::string, const config::Reservation*> reservation_by_client_id;
+  // Option 82 keys (config::Reservation::circuit_id / remote_id), as byte strings.
+  std::unordered_map<std::string, const config::Reservation*> reservation_by_circuit_id;
+  std::unordered_map<std::string, const config::Reservation*> reservation_by_remote_id;
 
   std::uint32_t id() const { return subnet->id; }
   bool contains(Ipv4 address) const { return subnet->subnet.contains(address); }
   // The client's reservation in this subnet: option 61 first, then chaddr.
   const config::Reservation* reservation_for(const ClientId& client_id,
                                              const HardwareAddress& hardware) const;
+  // The message's client's reservation: option 61, chaddr, then option 82's circuit-id and
+  // remote-id (RFC 3046), which count only in a relayed message (giaddr set): a client on the
+  // link could write any option 82 of its own.
+  const config::Reservation* reservation_for(const wire::Message& message) const;
   const config::Reservation* reservation_at(Ipv4 address) const;
 };
 

@@ -54,7 +54,8 @@ void Allocator::exclude(Ipv4 address) {
   if (Pool* pool = pool_of(address)) {
     pool->clean.erase(address.to_uint() - pool->first.to_uint());
     auto& affinity = subnets_[pool->subnet_id].affinity;
-    std::erase_if(affinity, [&](const auto& entry) { return entry.second == address.to_uint(); });
+    pool->affinity -= std::erase_if(
+        affinity, [&](const auto& entry) { return entry.second == address.to_uint(); });
     insert_sorted(pool->excluded, address.to_uint());
   }
   insert_sorted(excluded_, address.to_uint());
@@ -120,7 +121,8 @@ void Allocator::remove(Pool& pool, Ipv4 address, const Availability& availabilit
       pool.clean.erase(address.to_uint() - pool.first.to_uint());
       return;
     case Availability::Kind::Affinity:
-      subnets_[pool.subnet_id].affinity.erase({unix_ms(availability.ended_at), address.to_uint()});
+      pool.affinity -=
+          subnets_[pool.subnet_id].affinity.erase({unix_ms(availability.ended_at), address.to_uint()});
       return;
   }
 }
@@ -133,7 +135,9 @@ void Allocator::add(Pool& pool, Ipv4 address, const Availability& availability) 
       pool.clean.insert(address.to_uint() - pool.first.to_uint());
       return;
     case Availability::Kind::Affinity:
-      subnets_[pool.subnet_id].affinity.insert({unix_ms(availability.ended_at), address.to_uint()});
+      if (subnets_[pool.subnet_id].affinity.insert({unix_ms(availability.ended_at), address.to_uint()}).second) {
+        ++pool.affinity;
+      }
       return;
   }
 }
@@ -176,6 +180,31 @@ Allocator::Usage Allocator::usage(std::uint32_t subnet_id) const {
   }
   usage.affinity = subnet->second.affinity.size();
   return usage;
+}
+
+namespace {
+
+Allocator::Usage usage_of(const FreeSet& clean, std::uint64_t affinity) {
+  return {clean.capacity(), clean.count(), affinity};
+}
+
+}  // namespace
+
+std::vector<Allocator::PoolUsage> Allocator::pool_usage(std::uint32_t subnet_id) const {
+  std::vector<PoolUsage> result;
+  const auto subnet = subnets_.find(subnet_id);
+  if (subnet == subnets_.end()) return result;
+  for (const std::size_t index : subnet->second.pools) {
+    const Pool& pool = pools_[index];
+    result.push_back({pool.first, pool.last, usage_of(pool.clean, pool.affinity)});
+  }
+  return result;
+}
+
+std::optional<Allocator::Usage> Allocator::usage_of_pool_at(Ipv4 address) const {
+  const Pool* pool = pool_of(address);
+  if (pool == nullptr) return std::nullopt;
+  return usage_of(pool->clean, pool->affinity);
 }
 
 std::size_t Allocator::memory_bytes() const {

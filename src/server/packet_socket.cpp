@@ -84,6 +84,12 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
     setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVBUF, &receive_buffer,
                sizeof receive_buffer);
   }
+  // Every datagram read after a drop carries the socket's count of datagrams the kernel
+  // dropped for a full receive queue: the one overload this process cannot see otherwise.
+  if (setsockopt(socket.native_handle(), SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on) != 0) {
+    error.assign(errno, boost::system::system_category());
+    return fail("SO_RXQ_OVFL on");
+  }
   // Protocol 0: this socket only sends; the kernel queues nothing to it.
   FileDescriptor frames{::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
   std::string frame_error;
@@ -139,6 +145,11 @@ std::size_t PacketSocket::receive_batch(std::error_code& error) {
         std::memcpy(&info, CMSG_DATA(message), sizeof info);
         datagram.interface_index = static_cast<std::uint32_t>(info.ipi_ifindex);
         datagram.header_destination = Ipv4{ntohl(info.ipi_addr.s_addr)};
+      } else if (message->cmsg_level == SOL_SOCKET && message->cmsg_type == SO_RXQ_OVFL) {
+        std::uint32_t dropped = 0;
+        std::memcpy(&dropped, CMSG_DATA(message), sizeof dropped);
+        receive_queue_drops_ += static_cast<std::uint32_t>(dropped - last_drop_count_);  // wraps
+        last_drop_count_ = dropped;
       }
     }
   }

@@ -94,6 +94,10 @@ class PacketSocket {
 
   boost::asio::ip::udp::socket& socket() { return socket_; }
 
+  // Datagrams the kernel dropped because this socket's receive queue was full (SO_RXQ_OVFL),
+  // as of the last datagram read: the kernel tells it only with a datagram that follows.
+  std::uint64_t receive_queue_drops() const { return receive_queue_drops_; }
+
  private:
   PacketSocket(boost::asio::ip::udp::socket socket, FileDescriptor frame_socket,
                std::string frame_error)
@@ -108,6 +112,11 @@ class PacketSocket {
     std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
   };
 
+  // Room for what a received datagram carries: IP_PKTINFO and the SO_RXQ_OVFL drop count.
+  struct alignas(cmsghdr) ReceiveControl {
+    std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo)) + CMSG_SPACE(sizeof(std::uint32_t))];
+  };
+
   // Buffers and kernel headers for recvmmsg, allocated and linked once.
   struct Batch {
     Batch();
@@ -118,7 +127,7 @@ class PacketSocket {
     std::array<mmsghdr, kReceiveBatch> headers;
     std::array<iovec, kReceiveBatch> vectors;
     std::array<sockaddr_in, kReceiveBatch> sources;
-    std::array<PktinfoControl, kReceiveBatch> controls;
+    std::array<ReceiveControl, kReceiveBatch> controls;
   };
 
   // Replies waiting for flush(), with the kernel headers for sendmmsg. A frame's buffer holds
@@ -146,6 +155,8 @@ class PacketSocket {
   std::unique_ptr<Batch> batch_;
   std::unique_ptr<Outbox> outbox_;
   SendFailure on_send_failure_;
+  std::uint32_t last_drop_count_ = 0;  // the kernel's 32-bit count, as last seen
+  std::uint64_t receive_queue_drops_ = 0;
 };
 
 }  // namespace landlord::server

@@ -1,5 +1,6 @@
 #include "landlord/server/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/links.hpp"
 #include "landlord/server/no_route_report.hpp"
+#include "landlord/server/offer_ping.hpp"
 #include "landlord/server/reply_routing.hpp"
 #include "landlord/server/privileges.hpp"
 #include "landlord/server/restore.hpp"
@@ -53,6 +55,8 @@ constexpr std::size_t kBatchesPerWakeup = 2;   // of kReceiveBatch: a burst neve
 constexpr auto kDrainLimit = std::chrono::seconds{10};
 constexpr auto kLinkRescanInterval = std::chrono::seconds{1};
 constexpr auto kRouteRescanInterval = std::chrono::seconds{1};
+// Addresses offer-ping tries for one DISCOVER before it leaves the client to retransmit.
+constexpr int kOfferPingAttempts = 3;
 
 Duration lease_time_of(std::span<const lease::Lease> records) {
   return records.empty() ? Duration{0} : records.front().lease_time;
@@ -124,6 +128,7 @@ class Server final : public control::Daemon {
                                      config_.control.listen->port)
                        : std::string{});
     }
+    open_offer_ping();
     if (config_.events.exec) {
       exec_ = std::make_unique<control::EventExec>(io_, *config_.events.exec,
                                                    control::EventExecLimits{}, &metrics_);
@@ -208,8 +213,66 @@ class Server final : public control::Daemon {
                     datagram.header_destination.to_string());
     }
     engine::Outcome outcome = engine_.handle(request_, ingress, clock_.now());
-    dispatch(std::move(outcome), request_, datagram.interface_index);
+    if (outcome.probe_first && outcome.reply && offer_ping_) {
+      probe_offer(std::make_shared<PendingOffer>(PendingOffer{std::move(outcome), request_, datagram, 0}));
+    } else {
+      dispatch(std::move(outcome), request_, datagram.interface_index);
+    }
     rearm_expiry_timer();
+  }
+
+  // ---- offer-ping: the OFFER waits for an ICMP echo to its address, the loop does not ----
+  struct PendingOffer {
+    engine::Outcome outcome;
+    wire::Message request;  // the DISCOVER, handled again after a conflict
+    Datagram datagram;
+    int attempts = 0;
+  };
+
+  void open_offer_ping() {
+    const bool wanted = std::any_of(config_.subnets.begin(), config_.subnets.end(),
+                                    [](const config::Subnet& subnet) { return subnet.offer_ping.has_value(); });
+    if (!wanted || offer_ping_) return;
+    auto opened = OfferPing::open(io_);
+    if (!opened) {
+      spdlog::warn("offer-ping is configured but {}: OFFERs leave without it", opened.error());
+      return;
+    }
+    offer_ping_ = std::move(*opened);
+  }
+
+  void probe_offer(std::shared_ptr<PendingOffer> pending) {
+    const Ipv4 address = pending->outcome.reply->message.yiaddr;
+    offer_ping_->probe(address, *pending->outcome.probe_first, [this, pending, address](OfferPing::Answer answer) {
+      if (draining_) return;
+      const std::uint32_t ingress_index = pending->datagram.interface_index;
+      if (answer != OfferPing::Answer::Answered) {
+        if (answer == OfferPing::Answer::NotProbed) ++offer_ping_skipped_;
+        dispatch(std::move(pending->outcome), pending->request, ingress_index);
+        return;
+      }
+      // In use by a host that never asked us: out of the pool for decline-hold (durable like a
+      // DECLINE), and the same DISCOVER is answered with the next free address.
+      spdlog::warn("offer-ping: {} answered an ICMP echo: not offered to {}, declined", address.to_string(),
+                   pending->request.hardware_address().to_string());
+      dispatch(engine_.conflict(address, clock_.now()), pending->request, ingress_index);
+      pipeline_.drive();
+      if (++pending->attempts >= kOfferPingAttempts) {
+        spdlog::warn("offer-ping: {} addresses in use in a row; {} gets no OFFER this time", kOfferPingAttempts,
+                     pending->request.hardware_address().to_string());
+        rearm_expiry_timer();
+        return;
+      }
+      engine::Outcome next =
+          engine_.handle(pending->request, make_ingress(pending->datagram, find_link(ingress_index)), clock_.now());
+      if (next.probe_first && next.reply) {
+        pending->outcome = std::move(next);
+        probe_offer(pending);
+      } else {
+        dispatch(std::move(next), pending->request, ingress_index);
+      }
+      rearm_expiry_timer();
+    });
   }
 
   // ---- deciding and replying -----------------------------------------------------------
@@ -427,6 +490,7 @@ class Server final : public control::Daemon {
     }
     engine_.reconfigure(config);
     config_ = std::move(config);
+    open_offer_ping();
     if (!options_.log_level) spdlog::set_level(spdlog::level::from_str(config_.log.level));
     refresh_links();
     if (auto missing = resolve_interfaces(); !missing.empty()) {
@@ -481,12 +545,12 @@ class Server final : public control::Daemon {
     spdlog::info(
         "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
         "declines={} releases={} informs={} expirations={} ignored={} pool_exhausted={} "
-        "malformed={} unroutable={} no_route={} commits={} last_batch={} records_written={} "
+        "malformed={} unroutable={} no_route={} receive_queue_overflow={} commits={} last_batch={} records_written={} "
         "stale_refusals={} store_failures={} dropped_store_down={}",
         engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals,
         engine.rebinds, engine.naks, engine.declines, engine.releases, engine.informs,
         engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
-        no_route_.drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
+        no_route_.drops(), socket_.receive_queue_drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
         commits.store_failures, commits.replies_dropped_store_down);
   }
 
@@ -503,7 +567,8 @@ class Server final : public control::Daemon {
     const durability::Machine& machine = pipeline_.machine();
     const store::CommitQueueCounters queue = queue_.counters();
     control::DaemonCounters counters{
-        packets_received_, malformed_, unroutable_, oversized_, queue.commits,
+        packets_received_, malformed_, unroutable_, no_route_.drops(),
+        socket_.receive_queue_drops(), offer_ping_skipped_, oversized_, queue.commits,
         commits.records_written, commits.stale_refusals, commits.store_failures,
         commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
     counters.view_current = view_current_;
@@ -668,6 +733,8 @@ class Server final : public control::Daemon {
   ServiceHeartbeat heartbeat_;
   std::unique_ptr<control::Service> control_;  // the control API, when configured
   std::unique_ptr<control::EventExec> exec_;   // events.exec, when configured
+  std::unique_ptr<OfferPing> offer_ping_;      // when a subnet has offer-ping and CAP_NET_RAW
+  std::uint64_t offer_ping_skipped_ = 0;       // OFFERs sent unprobed: too many probes, send failed
   TimePoint started_at_{}, reloaded_at_{};
   // Operators' changes waiting for their records to be durable, by change_id.
   std::uint64_t next_change_id_ = 1;

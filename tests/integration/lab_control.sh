@@ -10,7 +10,9 @@
 #     events.exec ran the hook with dnsmasq's add/old/del arguments for the same events;
 #  6. bad requests get clear errors (unknown command, bad JSON, wrong types, a 10 MB body) or
 #     are dropped (a request that never finishes, 1,000 idle connections), and DHCP keeps
-#     serving meanwhile: a new client's DORA is timed with and without the abuse.
+#     serving meanwhile: a new client's DORA is timed with and without the abuse;
+#  7. the per-pool gauges and receive-queue counter are on the live /metrics page, and
+#     `landlordctl top --iterations 2` shows the DORA made during it and the pool's row;
 # Usage: lab_control.sh LANDLORD LANDLORDCTL   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
@@ -136,6 +138,28 @@ inside() {
   grep -q '^landlord_control_rejected_total [1-9]' "$LAB_DIR/metrics.txt" || fail "rejected connections not counted"
   grep -q '^landlord_lease_events_total{event="rebind"} [1-9]' "$LAB_DIR/metrics.txt" || fail "no rebind counted"
   note "DORA: ${calm}s calm, ${abused}s with 1000 idle connections ($(cat "$LAB_DIR/idle.opened") opened) and an unfinished request (closed after ${unfinished_seconds}s)"
+
+  # 7. Per-pool gauges on the live page; landlordctl top, two refreshes, with a DORA inside them.
+  grep -q '^landlord_pool_leases{subnet_id="1",subnet="198.18.0.0/24",pool="198.18.0.100-198.18.0.199",state="bound"} [1-9]' \
+    "$LAB_DIR/metrics.txt" || fail "no per-pool bound gauge for the lab pool"
+  grep -q '^landlord_packets_dropped_total{reason="receive_queue_overflow"} ' "$LAB_DIR/metrics.txt" ||
+    fail "no receive_queue_overflow counter"
+  ctl --json top --interval 1.5 --iterations 2 >"$LAB_DIR/top.json" &
+  local top_pid=$!
+  sleep 0.3
+  dora_seconds "$LAB_NS_CLIENT2" >/dev/null
+  wait "$top_pid" || fail "landlordctl top failed"
+  [[ "$(wc -l <"$LAB_DIR/top.json")" == 2 ]] || fail "top --iterations 2 printed $(wc -l <"$LAB_DIR/top.json") frames"
+  jq -e -s 'map(.["messages-per-second"].DISCOVER) | add > 0' "$LAB_DIR/top.json" >/dev/null ||
+    fail "top saw no DISCOVER during a DORA: $(cat "$LAB_DIR/top.json")"
+  jq -e -s 'map(.["messages-per-second"].ACK) | add > 0' "$LAB_DIR/top.json" >/dev/null || fail "top saw no ACK"
+  jq -e -s '.[1].pools[0] | .pool == "198.18.0.100-198.18.0.199" and .bound >= 1 and .total == 100' \
+    "$LAB_DIR/top.json" >/dev/null || fail "top's pool row is wrong: $(jq -c '.[1].pools[0]' "$LAB_DIR/top.json")"
+  ctl top --interval 0.5 --iterations 2 >"$LAB_DIR/top.txt" || fail "landlordctl top (text) failed"
+  [[ "$(grep -c '^landlord top: rates over the last' "$LAB_DIR/top.txt")" == 2 ]] || fail "top (text) did not refresh twice"
+  grep -q '^198.18.0.100-198.18.0.199  *198.18.0.0/24  *\[#*\.*\]' "$LAB_DIR/top.txt" || fail "no pool bar in top: $(cat "$LAB_DIR/top.txt")"
+  cat "$LAB_DIR/top.txt"
+  note "top: 2 refreshes, DISCOVER/ACK rates and the pool row seen"
   stop_client watch
   echo "PASS: API<->DHCP leases, revoke -> NAK, watch T1/T2 order, bad requests, metrics"
 }

@@ -1,18 +1,23 @@
 // landlordctl: the operator's command line for a running landlord, over its control API.
 // Human tables by default, --json for scripts; any error is one line on stderr and exit 1.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "landlord/base/version.hpp"
 #include "landlord/control/client.hpp"
+#include "landlord/control/top.hpp"
 
 namespace {
 
@@ -86,6 +91,58 @@ void print_leases(const Json& leases) {
 
 void print_json(const Json& value) { std::cout << value.dump(2) << '\n'; }
 
+landlord::control::Scrape scrape(const ClientTarget& target) {
+  auto response = landlord::control::http_request(target, "GET", "/metrics");
+  if (!response) fail(response.error());
+  if (response->status != 200) fail("GET /metrics answered HTTP " + std::to_string(response->status));
+  auto parsed = landlord::control::parse_metrics(response->body);
+  if (!parsed) fail(parsed.error());
+  return std::move(*parsed);
+}
+
+Json frame_json(const landlord::control::TopFrame& frame) {
+  const auto optional = [](const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); };
+  Json messages = Json::object(), leases = Json::object(), pools = Json::array();
+  for (const auto& [name, value] : frame.messages) messages[name] = value;
+  for (const auto& [name, value] : frame.leases) leases[name] = value;
+  for (const auto& pool : frame.pools) {
+    pools.push_back({{"pool", pool.pool}, {"subnet", pool.subnet}, {"total", pool.total}, {"free", pool.free},
+                     {"bound", pool.bound}, {"offered", pool.offered}, {"declined", pool.declined},
+                     {"lease-shortened", pool.lease_shortened}});
+  }
+  return {{"interval-seconds", frame.interval_s}, {"messages-per-second", messages},
+          {"leases-per-second", leases}, {"dropped-per-second", frame.dropped_per_s},
+          {"request-to-ack-p50-seconds", optional(frame.request_to_ack_p50_s)},
+          {"request-to-ack-p99-seconds", optional(frame.request_to_ack_p99_s)},
+          {"commit-mean-seconds", optional(frame.commit_mean_s)},
+          {"store", {{"healthy", frame.store_healthy}, {"backlog", frame.store_backlog}}},
+          {"pools", pools}};
+}
+
+// Refreshes every `interval_s` until `iterations` frames were shown (0: until interrupted). On
+// a terminal each frame replaces the last; otherwise frames follow each other (--json: one
+// JSON object per line).
+void top(const ClientTarget& target, double interval_s, unsigned iterations, bool json) {
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  std::size_t width = 100;
+  if (winsize size{}; terminal && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) width = size.ws_col;
+  auto before = scrape(target);
+  auto taken = std::chrono::steady_clock::now();
+  for (unsigned shown = 0; iterations == 0 || shown < iterations; ++shown) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(interval_s));
+    auto after = scrape(target);
+    const auto now = std::chrono::steady_clock::now();
+    const auto frame = landlord::control::make_frame(before, after, std::chrono::duration<double>(now - taken).count());
+    if (json) {
+      std::cout << frame_json(frame).dump() << std::endl;
+    } else {
+      std::cout << (terminal ? "\x1b[H\x1b[2J" : (shown > 0 ? "\n" : "")) << render_frame(frame, width) << std::flush;
+    }
+    before = std::move(after);
+    taken = now;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,6 +181,11 @@ int main(int argc, char** argv) {
   auto* reload = app.add_subcommand("reload", "re-read the configuration file (like SIGHUP)");
   auto* stats = app.add_subcommand("stats", "counters and pool statistics (Kea's names)");
   auto* watch = app.add_subcommand("watch", "follow lease events as they happen");
+  double interval_s = 2;
+  unsigned iterations = 0;
+  auto* top_command = app.add_subcommand("top", "a live view: message and lease rates, latency, every pool's use");
+  top_command->add_option("--interval", interval_s, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.1, 3600.0));
+  top_command->add_option("--iterations", iterations, "stop after this many refreshes (default: until interrupted)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -167,6 +229,32 @@ int main(int argc, char** argv) {
                         total == 0 ? "-" : std::to_string(used * 100 / total) + "%"});
       }
       print_table({"SUBNET", "PREFIX", "POOL", "BOUND", "DECLINED", "FREE", "USED"}, rows);
+      // Each pool, with its adaptive lease time when it is in force.
+      const Json configured = command(target, "config-get")["arguments"]["landlord"]["subnets"];
+      rows.clear();
+      for (const auto& entry : configured) {
+        const std::string subnet_prefix = "subnet[" + std::to_string(entry["id"].get<int>()) + "].";
+        for (std::size_t i = 0; i < entry["pools"].size(); ++i) {
+          const Json& pool = entry["pools"][i];
+          const std::string prefix = subnet_prefix + "pool[" + std::to_string(i) + "].";
+          const auto value = [&](const std::string& name) {
+            return statistics.contains(prefix + name) ? statistics[prefix + name][0][0].get<std::uint64_t>() : 0;
+          };
+          const auto total = value("total-addresses");
+          const auto used = total - std::min(total, value("free-addresses"));
+          std::string lease_time = "normal";
+          if (pool.is_object()) {
+            lease_time = (value("lease-shortened") != 0 ? "SHORTENED to " : "shrinks to ") + text_of(pool["lease"]["to"]) +
+                    " above " + text_of(pool["lease"]["shrink-above"]);
+          }
+          rows.push_back({pool.is_object() ? text_of(pool["range"]) : text_of(pool), std::to_string(total),
+                          std::to_string(value("assigned-addresses")), std::to_string(value("offered-addresses")),
+                          std::to_string(value("declined-addresses")), std::to_string(value("free-addresses")),
+                          total == 0 ? "-" : std::to_string(used * 100 / total) + "%", lease_time});
+        }
+      }
+      std::cout << '\n';
+      print_table({"POOL", "TOTAL", "BOUND", "OFFERED", "DECLINED", "FREE", "USED", "LEASE"}, rows);
     } else if (leases->parsed()) {
       Json arguments = Json::object();
       if (subnet_option->count() > 0) arguments["subnets"] = Json::array({subnet});
@@ -236,6 +324,8 @@ int main(int argc, char** argv) {
       });
       if (!followed) fail(followed.error());
       fail("the server closed the event stream");
+    } else if (top_command->parsed()) {
+      top(target, interval_s, iterations, json);
     }
   } catch (const Failure& failure) {
     std::cerr << "landlordctl: " << failure.reason << '\n';

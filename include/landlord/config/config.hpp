@@ -76,6 +76,9 @@ struct Reservation {
   std::string hostname;                // sent as option 12 unless `options` set host-name
   std::vector<OptionValue> options = {};  // the most specific scope: over classes, pool, subnet
   BootFields boot = {};
+  // Relay agent information (option 82, RFC 3046) sub-options 1 and 2, as an ISP keys a
+  // subscriber by the port or line it is on; empty: not keyed so. One key per reservation.
+  std::vector<std::uint8_t> circuit_id{}, remote_id{};
 };
 
 // How a client is recognised as a member of a class: every condition given must hold.
@@ -107,6 +110,14 @@ struct PoolScope {
   std::uint64_t classes = 0;  // bit i: config.classes[i] may use the pool; 0: every client
 };
 
+// A pool with an adaptive lease time (`lease: {shrink-above: 90%, to: 5m}`): while more than
+// `shrink_above` of its addresses are in use, new leases get `shortened_to`.
+struct AdaptivePool {
+  AddressRange range;
+  double shrink_above = 0.9;  // 0 < value < 1
+  Duration shortened_to{0};
+};
+
 struct Subnet {
   std::uint32_t id = 0;  // 1-based, position in the file; stable while the file keeps its order
   Cidr subnet;
@@ -118,6 +129,8 @@ struct Subnet {
   LeaseTimes lease;                  // the global defaults with this subnet's overrides applied
   std::vector<Reservation> reservations;
   std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
+  std::vector<AdaptivePool> adaptive_pools;  // the pools of `pools` with an adaptive lease time
+  std::optional<Duration> offer_ping;        // ICMP echo wait before an OFFER; none: no check
 };
 
 struct Endpoint {

@@ -29,11 +29,12 @@ inline constexpr std::string_view kOptions[] = {
     "next-server", "boot-file", "server-hostname"};
 inline constexpr std::string_view kCustomOption[] = {"code", "text", "ip",  "ips",
                                                      "u8",   "u16",  "u32", "hex"};
-inline constexpr std::string_view kSubnet[] = {"subnet",  "pools",        "relays",    "options",
-                                               "lease",   "reservations", "interfaces"};
-inline constexpr std::string_view kReservation[] = {"mac", "client-id", "address", "hostname",
-                                                    "options"};
-inline constexpr std::string_view kPool[] = {"range", "options", "classes"};
+inline constexpr std::string_view kSubnet[] = {"subnet",  "pools",        "relays",     "options",
+                                               "lease",   "reservations", "interfaces", "offer-ping"};
+inline constexpr std::string_view kReservation[] = {"mac",     "client-id", "circuit-id", "remote-id",
+                                                    "address", "hostname",  "options"};
+inline constexpr std::string_view kPool[] = {"range", "options", "classes", "lease"};
+inline constexpr std::string_view kPoolLease[] = {"shrink-above", "to"};
 inline constexpr std::string_view kClass[] = {"name", "match", "options", "lease"};
 inline constexpr std::string_view kClassMatch[] = {
     "vendor-class", "user-class", "client-architecture", "circuit-id", "remote-id",
@@ -63,6 +64,7 @@ inline constexpr Map kMaps[] = {
     {"subnets[]", kSubnet},
     {"subnets[].pools[]", kPool},
     {"subnets[].pools[].options", kOptions},
+    {"subnets[].pools[].lease", kPoolLease},
     {"subnets[].pools[].options.custom[]", kCustomOption},
     {"subnets[].lease", kLease},
     {"subnets[].options", kOptions},

@@ -19,6 +19,9 @@ struct DaemonCounters {
   std::uint64_t packets_received = 0;  // datagrams read from the socket
   std::uint64_t malformed = 0;         // dropped: not a DHCP message
   std::uint64_t unroutable = 0;        // replies dropped: no way to reach the client
+  std::uint64_t no_route = 0;          // replies dropped: no specific route to the relay or ciaddr
+  std::uint64_t receive_queue_overflow = 0;  // dropped by the kernel: the socket's queue was full
+  std::uint64_t offer_ping_skipped = 0;      // OFFERs sent unprobed: too many probes at once, send failed
   std::uint64_t oversized = 0;         // dropped: larger than the receive buffer
   std::uint64_t commits = 0;           // store transactions (fsyncs)
   std::uint64_t records_written = 0;

@@ -54,6 +54,14 @@ struct TransportCounters {
   std::uint64_t event_streams_dropped = 0;
 };
 
+// Offered, bound and declined records in each pool of `usage` (engine.pool_usage(), whose
+// entry i is subnet i + 1): counts[subnet index][pool index].
+struct PoolLeaseCounts {
+  std::uint64_t offered = 0, bound = 0, declined = 0;
+};
+std::vector<std::vector<PoolLeaseCounts>> count_pool_leases(const engine::Engine& engine,
+                                                           const std::vector<engine::PoolUsage>& usage);
+
 std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport);
 
 }  // namespace landlord::control

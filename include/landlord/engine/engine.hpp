@@ -76,6 +76,18 @@ struct Outcome {
   // (durability::Machine shortens the record; Engine::unacknowledged).
   std::optional<TimePoint> unacknowledged_until = std::nullopt;
   std::optional<TimePoint> held_until = std::nullopt;
+  // Offer-ping (config::Subnet::offer_ping), OFFERs only: the OFFER may leave once nothing
+  // answered an ICMP echo to its address for this long; if something does, the caller reports
+  // it to Engine::conflict() and asks again.
+  std::optional<Duration> probe_first{};
+};
+
+// One pool (address range) of a subnet: its addresses by class, and whether its adaptive lease
+// time is in force (config::AdaptivePool: new grants get the shorter lease).
+struct RangeUsage {
+  Ipv4 first, last;
+  std::uint64_t total = 0, free_clean = 0, free_affinity = 0;
+  bool lease_shortened = false;
 };
 
 // One subnet's pool addresses by class (lease/allocator.hpp): for /metrics and the control API.
@@ -84,6 +96,7 @@ struct PoolUsage {
   std::uint64_t total = 0;          // pool addresses, reserved ones included
   std::uint64_t free_clean = 0;     // never used, or nobody's any more
   std::uint64_t free_affinity = 0;  // free, but remembered as an expired or released client's
+  std::vector<RangeUsage> pools;    // the same per pool, in config order
 };
 
 // An operator's lease (control API: lease4-add, lease4-update).
@@ -109,7 +122,9 @@ struct Counters {
                 naks = 0, declines = 0, releases = 0, informs = 0, expirations = 0,
                 ignored = 0, pool_exhausted = 0,
                 fenced = 0,   // records the store refused for a stale token (refused())
-                learned = 0;  // records from a shared store's feed that changed memory (observe())
+                learned = 0,  // records from a shared store's feed that changed memory (observe())
+                shortened_leases = 0,  // new leases granted a pool's shorter adaptive lease time
+                conflicts = 0;         // offered addresses found in use by offer-ping
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
@@ -161,6 +176,12 @@ class Engine {
   // superseded `granted`, the engine takes `shortened`: the address is free again when it ends,
   // unless the client asks again. Returns whether the engine changed.
   bool unacknowledged(const lease::Lease& granted, const lease::Lease& shortened);
+  // Offer-ping found `address`, offered a moment ago, in use by a host that never asked us for
+  // it. The offer is withdrawn and the address declined for nobody for the subnet's
+  // decline_hold, as a DHCPDECLINE would (the record must be persisted like one). Handling the
+  // same DISCOVER again then offers the next free address. Ignored (no mutation) unless the
+  // address is held by an offer.
+  Outcome conflict(Ipv4 address, TimePoint now);
 
   // Expires bound leases past their expiry, ends offer holds and decline holds: at most
   // `max_records` per call so a backlog never stalls the loop. Returns records to persist.

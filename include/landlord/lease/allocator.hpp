@@ -74,6 +74,14 @@ class Allocator {
     std::uint64_t total = 0, clean = 0, affinity = 0;
   };
   Usage usage(std::uint32_t subnet_id) const;
+  // The same for each pool of the subnet, in the order add_pool() was given them.
+  struct PoolUsage {
+    Ipv4 first, last;
+    Usage usage;
+  };
+  std::vector<PoolUsage> pool_usage(std::uint32_t subnet_id) const;
+  // The usage of the pool holding `address` (none outside every pool): O(log pools).
+  std::optional<Usage> usage_of_pool_at(Ipv4 address) const;
   std::size_t memory_bytes() const;
 
  private:
@@ -82,6 +90,7 @@ class Allocator {
     Ipv4 first, last;
     FreeSet clean;
     std::vector<std::uint32_t> excluded;  // sorted; a handful (reservations), so no hash set
+    std::uint64_t affinity = 0;           // of the subnet's affinity set, the addresses in here
   };
   struct SubnetPools {
     std::vector<std::size_t> pools;  // indexes into pools_, in config order

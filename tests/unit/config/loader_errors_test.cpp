@@ -39,7 +39,7 @@ subnets:
 )",
      {"t.yaml:1:1: unknown key 'leese'; did you mean 'lease'?",
       "t.yaml:4:5: unknown key 'pool'; did you mean 'pools'?",
-      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces"}},
+      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping"}},
     {"WrongTypesSayWhatWasExpected",
      R"(server: [lab0]
 store: {type: [sqlite]}
@@ -231,8 +231,8 @@ subnets:
       "t.yaml:6:39: address 198.18.0.10 is already reserved in this subnet (line 4)",
       "t.yaml:7:21: client-id 01:02 is already reserved in this subnet (line 6)",
       "t.yaml:8:45: reserved address 198.18.1.13 is outside subnet 1 (198.18.0.0/24)",
-      "t.yaml:9:9: a reservation needs 'mac' or 'client-id' to know its client",
-      "t.yaml:10:36: a reservation takes 'mac' or 'client-id', not both",
+      "t.yaml:9:9: a reservation needs 'mac', 'client-id', 'circuit-id' or 'remote-id' to know its client",
+      "t.yaml:10:36: a reservation takes one of 'mac', 'client-id', 'circuit-id' or 'remote-id', not two",
       "t.yaml:11:15: 'mac': 'zz' is not a MAC address (six hex bytes: 02:00:00:00:00:10)",
       "t.yaml:12:9: a reservation is missing required key 'address'"}},
     {"RelaysAndInterfacesSelectOneSubnetEach",

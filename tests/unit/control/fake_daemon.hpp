@@ -45,6 +45,8 @@ class FakeDaemon final : public Daemon {
     DaemonCounters counters;
     counters.store_healthy = store_up;
     counters.packets_received = 42;
+    counters.no_route = 3;
+    counters.receive_queue_overflow = 5;
     return counters;
   }
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }

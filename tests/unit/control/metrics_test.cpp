@@ -33,8 +33,12 @@ TEST(Metrics, PoolGaugesFollowTheLeaseTable) {
   metrics.request_to_ack_seconds.observe(0.002);
   const std::string text = scrape(daemon, metrics);
   for (const char* line : {
-           "landlord_pool_addresses{subnet_id=\"1\",subnet=\"198.18.0.0/24\"} 100\n",
-           "landlord_pool_free_addresses{subnet_id=\"1\",subnet=\"198.18.0.0/24\"} 99\n",
+           "landlord_pool_addresses{subnet_id=\"1\",subnet=\"198.18.0.0/24\",pool=\"198.18.0.100-198.18.0.199\"} 100\n",
+           "landlord_pool_free_addresses{subnet_id=\"1\",subnet=\"198.18.0.0/24\",pool=\"198.18.0.100-198.18.0.199\"} 99\n",
+           "landlord_pool_leases{subnet_id=\"1\",subnet=\"198.18.0.0/24\",pool=\"198.18.0.100-198.18.0.199\",state=\"bound\"} 1\n",
+           "landlord_pool_leases{subnet_id=\"2\",subnet=\"198.18.2.0/24\",pool=\"198.18.2.10-198.18.2.19\",state=\"bound\"} 0\n",
+           "landlord_packets_dropped_total{reason=\"no_route\"} 3\n",
+           "landlord_packets_dropped_total{reason=\"receive_queue_overflow\"} 5\n",
            "landlord_leases{subnet_id=\"1\",subnet=\"198.18.0.0/24\",state=\"bound\"} 1\n",
            "landlord_leases{subnet_id=\"2\",subnet=\"198.18.2.0/24\",state=\"bound\"} 0\n",
            "landlord_store_healthy 1\n",
@@ -48,6 +52,39 @@ TEST(Metrics, PoolGaugesFollowTheLeaseTable) {
   }
   daemon.now_ += std::chrono::minutes{31};  // past T1 (50% of 1h)
   EXPECT_NE(scrape(daemon, metrics).find("state=\"past_t1\"} 1\n"), std::string::npos);
+}
+
+TEST(Metrics, PoolGaugesArePerPool) {
+  FakeDaemon daemon{R"(store: {type: memory}
+subnets:
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.100-198.18.0.109, 198.18.0.200-198.18.0.203]
+)"};
+  Metrics metrics;
+  for (const char* lease : {R"("198.18.0.201", "hw-address": "02:00:00:00:00:01")",
+                            R"("198.18.0.202", "hw-address": "02:00:00:00:00:02")",
+                            R"("198.18.0.105", "hw-address": "02:00:00:00:00:03")"}) {
+    ASSERT_EQ(daemon.ask(std::string{R"({"command": "lease4-add", "arguments": {"ip-address": )"} + lease + "}}")["result"],
+              kSuccess);
+  }
+  const std::string text = scrape(daemon, metrics);
+  const std::string first = "subnet_id=\"1\",subnet=\"198.18.0.0/24\",pool=\"198.18.0.100-198.18.0.109\"";
+  const std::string second = "subnet_id=\"1\",subnet=\"198.18.0.0/24\",pool=\"198.18.0.200-198.18.0.203\"";
+  for (const std::string& line : {
+           "landlord_pool_addresses{" + first + "} 10\n", "landlord_pool_addresses{" + second + "} 4\n",
+           "landlord_pool_free_addresses{" + first + "} 9\n", "landlord_pool_free_addresses{" + second + "} 2\n",
+           "landlord_pool_leases{" + first + ",state=\"bound\"} 1\n",
+           "landlord_pool_leases{" + second + ",state=\"bound\"} 2\n",
+           "landlord_pool_leases{" + second + ",state=\"offered\"} 0\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nnot in\n" << text;
+  }
+  // Kea's pool statistics carry the same figures.
+  const auto statistics = daemon.ask(R"({"command": "statistic-get-all"})")["arguments"];
+  EXPECT_EQ(statistics["subnet[1].pool[1].total-addresses"][0][0], 4);
+  EXPECT_EQ(statistics["subnet[1].pool[1].assigned-addresses"][0][0], 2);
+  EXPECT_EQ(statistics["subnet[1].pool[0].free-addresses"][0][0], 9);
+  EXPECT_EQ(statistics["pkt4-no-route"][0][0], 3);
+  EXPECT_EQ(statistics["pkt4-receive-queue-overflow"][0][0], 5);
 }
 
 TEST(Metrics, PromtoolAcceptsTheOutput) {

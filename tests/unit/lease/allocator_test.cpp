@@ -53,6 +53,33 @@ TEST(Allocator, AffinityAddressesGoOnlyWhenNoCleanOneIsLeftOldestFirst) {
   EXPECT_EQ(usage.affinity, 1u);
 }
 
+TEST(Allocator, UsageIsCountedPerPoolInConfigOrder) {
+  Allocator allocator;
+  allocator.add_pool(1, address(200), address(203));  // given first, higher addresses
+  allocator.add_pool(1, address(100), address(101));
+  allocator.exclude(address(201));                      // a reservation
+  allocator.move(address(200), kClean, kTaken);
+  allocator.move(address(100), kClean, affinity(5));
+  allocator.move(address(202), kClean, affinity(6));
+  allocator.move(address(202), affinity(6), affinity(7));  // the same address, a later end
+  const auto pools = allocator.pool_usage(1);
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(pools[0].first, address(200));
+  EXPECT_EQ(pools[0].usage.total, 4u);
+  EXPECT_EQ(pools[0].usage.clean, 1u);     // .203
+  EXPECT_EQ(pools[0].usage.affinity, 1u);  // .202
+  EXPECT_EQ(pools[1].usage.total, 2u);
+  EXPECT_EQ(pools[1].usage.clean, 1u);     // .101
+  EXPECT_EQ(pools[1].usage.affinity, 1u);  // .100
+  allocator.exclude(address(100));          // a reservation made over an affinity address
+  EXPECT_EQ(allocator.pool_usage(1)[1].usage.affinity, 0u);
+  EXPECT_EQ(allocator.usage_of_pool_at(address(203))->clean, 1u);
+  EXPECT_EQ(allocator.usage_of_pool_at(address(150)), std::nullopt);
+  allocator.move(address(202), affinity(7), kTaken);
+  EXPECT_EQ(allocator.usage_of_pool_at(address(203))->affinity, 0u);
+  EXPECT_EQ(allocator.usage(1).affinity, 0u);
+}
+
 TEST(Allocator, ExcludedAddressesAreNeverPicked) {
   Allocator allocator;
   allocator.exclude(address(100));

@@ -1,0 +1,58 @@
+// The DHCP socket against the kernel on loopback: what it reads, and what the kernel dropped.
+#include "packet_socket.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+
+namespace landlord::server {
+namespace {
+
+// A flood the 4 MiB receive queue cannot hold while nobody reads: the datagrams the kernel
+// dropped are told by SO_RXQ_OVFL with the first datagram read after them.
+TEST(PacketSocket, CountsDatagramsTheKernelDroppedForAFullReceiveQueue) {
+  boost::asio::io_context io;
+  auto opened = PacketSocket::open(io, config::Endpoint{Ipv4{127, 0, 0, 1}, 0});
+  ASSERT_TRUE(opened) << opened.error();
+  PacketSocket& socket = *opened;
+  const std::uint16_t port = socket.socket().local_endpoint().port();
+  EXPECT_EQ(socket.receive_queue_drops(), 0u);
+
+  const int sender = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(sender, 0);
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_port = htons(port);
+  target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::array<std::uint8_t, 300> payload{};
+  constexpr std::size_t kSent = 20000;
+  std::size_t sent = 0;
+  for (std::size_t i = 0; i < kSent; ++i) {
+    if (::sendto(sender, payload.data(), payload.size(), 0, reinterpret_cast<const sockaddr*>(&target),
+                 sizeof target) == static_cast<ssize_t>(payload.size())) {
+      ++sent;
+    }
+  }
+  ::close(sender);
+  ASSERT_EQ(sent, kSent);
+
+  std::size_t received = 0;
+  for (;;) {
+    std::error_code error;
+    const std::size_t count = socket.receive_batch(error);
+    ASSERT_FALSE(error) << error.message();
+    if (count == 0) break;
+    received += count;
+  }
+  EXPECT_GT(received, 0u);
+  EXPECT_GT(socket.receive_queue_drops(), 0u);
+  EXPECT_EQ(received + socket.receive_queue_drops(), sent) << received << " read";
+}
+
+}  // namespace
+}  // namespace landlord::server
