@@ -267,11 +267,16 @@ struct Engine::State {
     if (reserved_for_another(view, address, message, client)) return false;
     if (view.reservation_at(address) != nullptr) return reservation_usable(address, client);
     if (!allocator.in_pool(view.id(), address)) return false;
-    if (!pool_serves_client(view, address, message)) return false;
     const auto record = table.facts(address, client);
     if (record != std::nullopt && record->of_client) {
-      return record->state != LeaseState::Declined;
+      if (record->state == LeaseState::Declined) return false;
+      // The client's offered or bound address is honoured whatever classes this message
+      // matches: a renewal by unicast carries no giaddr or option 82, and a client need not
+      // announce its class again. An ended lease is a new allocation: the pool must serve it.
+      if (record->state == LeaseState::Offered || record->state == LeaseState::Bound) return true;
+      return pool_serves_client(view, address, message);
     }
+    if (!pool_serves_client(view, address, message)) return false;
     if (!requested_is_free(view, address, client)) return false;
     // One lease per client per subnet: a client holding another address here asks for it.
     const auto own = table.facts(client);

@@ -93,7 +93,8 @@ class Placer {
     if (value.size() <= layout::kMaxInstanceLength && place_whole(code, value)) return true;
     // RFC 3396 §6: an option that fits no field whole is split into instances across the
     // fields rather than left out; the receiver joins them in options, file, sname order.
-    if (!fits_split(value.size())) return false;
+    // A zero-length option has nothing to split: it fits whole or not at all.
+    if (value.empty() || !fits_split(value.size())) return false;
     while (!value.empty()) {
       if (room(current_) < 3) {
         ++current_;

@@ -298,5 +298,21 @@ TEST(ClientClasses, RequestOutsideTheClientsPoolsIsNaked) {
   EXPECT_EQ(reply_type(harness.send(uefi)), MessageType::Ack);
 }
 
+// RFC 2131 §4.4.5: a client renews by unicast at T1 without giaddr, option 82 or (often) the
+// options that put it in its class: its own lease in a class's pool is still extended.
+TEST(ClientClasses, OwnLeaseIsRenewedWithoutTheClassesMatch) {
+  Harness harness{load(kClasses)};
+  auto discover = with_architecture(client_message(MessageType::Discover, 2), 7);
+  const Ipv4 address = harness.send(discover).reply->message.yiaddr;
+  ASSERT_EQ(address, (Ipv4{198, 18, 0, 150}));
+  auto select = with_architecture(client_message(MessageType::Request, 2), 7);
+  select.options.set_ipv4(option::kServerId, kServerAddress);
+  select.options.set_ipv4(option::kRequestedAddress, address);
+  ASSERT_EQ(reply_type(harness.send(select)), MessageType::Ack);
+  EXPECT_EQ(reply_type(harness.renew(2, address)), MessageType::Ack);  // no option 93
+  // Another client without the class still cannot take an address of that pool.
+  EXPECT_EQ(reply_type(harness.init_reboot(3, Ipv4{198, 18, 0, 151})), MessageType::Nak);
+}
+
 }  // namespace
 }  // namespace landlord::engine::testing
