@@ -95,7 +95,7 @@ class PacketSocket {
   boost::asio::ip::udp::socket& socket() { return socket_; }
 
   // Datagrams the kernel dropped because this socket's receive queue was full (SO_RXQ_OVFL),
-  // as of the last datagram read: the kernel tells it only with a datagram that follows.
+  // as of the last datagram read: the kernel stamps it on the next datagram it queues after them.
   std::uint64_t receive_queue_drops() const { return receive_queue_drops_; }
 
  private:
