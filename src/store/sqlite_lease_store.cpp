@@ -1,6 +1,11 @@
 #include "landlord/store/sqlite_lease_store.hpp"
 
+#include <sys/stat.h>
+
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <optional>
 
 #include "record_text.hpp"
 #include "sqlite_checkpointer.hpp"
@@ -16,6 +21,9 @@ struct SqliteLeaseStore::Connection {
   Statement begin, commit, rollback, upsert, select_all;
   int wal_frames = 0;  // after the last commit, from the WAL hook
   std::unique_ptr<detail::Checkpointer> checkpointer;  // none when read-only
+  // The file opened: a commit checks the path still names it (see still_in_place()).
+  dev_t device = 0;
+  ino_t inode = 0;
 
   ~Connection() {
     checkpointer.reset();  // its thread and connection first
@@ -104,6 +112,26 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   return record;
 }
 
+// A store file removed or moved away while open keeps taking writes through the open
+// descriptors, into a file the next start will not find: every ACK since would be lost. So a
+// commit first checks that the path still names the file that was opened.
+std::optional<StoreError> moved_away(const std::string& path, dev_t device, ino_t inode) {
+  struct stat now {};
+  if (::stat(path.c_str(), &now) != 0) {
+    return StoreError{StoreError::Kind::Io,
+                      "lease store " + path + ": the database file is gone (" +
+                          std::strerror(errno) +
+                          "): was it or its directory removed? Writes would be lost; put it back"};
+  }
+  if (now.st_dev != device || now.st_ino != inode) {
+    return StoreError{StoreError::Kind::Io,
+                      "lease store " + path +
+                          ": the path names another file than the one opened (replaced or "
+                          "moved?). Writes would go to the old one; put it back"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 SqliteLeaseStore::SqliteLeaseStore(std::string path, std::unique_ptr<Connection> connection)
@@ -122,6 +150,10 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
   if (code != SQLITE_OK)
     return unexpected(detail::sqlite_error(connection->db, code, path, "opening"));
   sqlite3_db_config(connection->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) {
+    connection->device = opened.st_dev;
+    connection->inode = opened.st_ino;
+  }
   sqlite3_busy_timeout(connection->db, static_cast<int>(options.busy_timeout.count()));
 
   if (auto schema = detail::ensure_schema(connection->db, path, options.read_only); !schema) {
@@ -170,6 +202,10 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
   if (batch.empty()) return results;
   results.reserve(batch.size());
   sqlite3* const db = connection_->db;
+  if (auto error = connection_->inode == 0 ? std::nullopt
+                                           : moved_away(path_, connection_->device, connection_->inode)) {
+    return unexpected(std::move(*error));
+  }
 
   // Any failure after BEGIN rolls back (SQLite may already have, e.g. on SQLITE_FULL), so
   // nothing of the batch is durable and the connection is ready for the next commit.

@@ -4,7 +4,10 @@
 # once the fault clears — and every ACK it did send must be in the store.
 #   locked: an operator's sqlite3 shell holds the write lock for a few seconds (no root needed);
 #   full:   the store's file system (a 2 MiB tmpfs of our own) is filled up, then freed;
-#   read-only at start: the store's directory is a read-only bind mount when landlord starts.
+#   read-only at start: the store's directory is a read-only bind mount when landlord starts;
+#   moved away (issue #16): the store's directory is renamed while landlord runs (as `rm -r` or
+#   a mistaken `mv` would take it), then put back. SQLite would go on writing through its open
+#   descriptors into files the next start cannot find, so commits must fail until it is back.
 # The mount phases need root and run in a private mount namespace (unshare -m), so no mount can
 # outlive the test; without root the locked phase runs alone and the test then exits 77 (skipped),
 # since two of its three phases were not checked.
@@ -102,6 +105,12 @@ release_lock() {
 }
 mkdir -p "$WORK/locked"
 fault_phase locked "$WORK/locked" take_lock release_lock 41
+
+# ---- moved away: the directory is renamed under the running daemon, then renamed back ---------
+mkdir -p "$WORK/moved"
+move_away() { mv "$WORK/moved" "$WORK/moved.away"; }
+move_back() { mv "$WORK/moved.away" "$WORK/moved"; }
+fault_phase moved "$WORK/moved" move_away move_back 43
 
 if [[ -n ${CRASH_FAULTS_UNSHARED:-} ]]; then
   # ---- full: a 2 MiB tmpfs filled to the last byte, then freed -------------------------------

@@ -103,6 +103,30 @@ TEST(Simulation, CrashRestartsAndStoreFailuresLoseNothingAcknowledged) {
   EXPECT_GT(report.engine.expirations, 0u);
 }
 
+// Issue #16: a full disk for two minutes while clients arrive and leave again without waiting
+// for it. Their grants were never acknowledged; once the store takes writes again those grants
+// must end as an offer would, so the clients who come after the outage all find an address.
+// (Those arriving in its last half minute are still there when it ends: they are ACKed then.)
+TEST(Simulation, GrantsNeverAcknowledgedDuringAStoreOutageDoNotExhaustThePool) {
+  SimulationOptions options;
+  options.seed = 16;
+  options.workload.clients = 300;
+  options.workload.arrival_rate_per_s = 1;  // client i arrives at i s
+  options.workload.duration = std::chrono::minutes(6);
+  options.workload.vanish_fraction = 1;  // everyone leaves 10-30 s after arriving
+  options.workload.stay = 20s;
+  options.lease_time = 10min;
+  options.store_outage = sim::Window{10s, 120s};  // clients 10..129 arrive in it
+  options.pool = {Ipv4{198, 18, 0, 10}, Ipv4{198, 18, 0, 249}};  // 240 addresses
+  const SimulationReport report = Simulator(options).run();
+  print(report);
+  EXPECT_TRUE(report.clean()) << report.summary();
+  EXPECT_GT(report.failed_commits, 0u);
+  // 10 clients before the outage and 170 after it: every one of them gets a lease.
+  EXPECT_GE(report.fleet.leases, 180u) << report.summary();
+  EXPECT_EQ(report.engine.pool_exhausted, 0u) << report.summary();
+}
+
 TEST(Simulation, CrashRestartsOnSqliteStore) {
   // tmpfs when there is one: the point is the store's semantics across reopen, not fsync speed.
   const std::filesystem::path directory =

@@ -408,11 +408,14 @@ void Simulator::commit_due() {
     store_queue_.pop_front();
   }
   if (batches.empty()) return;
+  const bool full = options_.store_outage && options_.store_outage->contains(now_ - start_);
   const bool inject = options_.store == StoreKind::Memory && !transaction.empty() &&
-                      random_.chance(options_.store_failure);
+                      (full || random_.chance(options_.store_failure));
   if (inject) {
     static_cast<store::MemoryLeaseStore&>(*store_).fail_next_commit_at(
-        transaction.front().address, {store::StoreError::Kind::Io, "injected: disk I/O error"});
+        transaction.front().address,
+        full ? store::StoreError{store::StoreError::Kind::Full, "injected: database or disk is full"}
+             : store::StoreError{store::StoreError::Kind::Io, "injected: disk I/O error"});
   }
   const auto results = store_->commit(transaction);
   if (!results) {

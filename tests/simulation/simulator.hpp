@@ -51,6 +51,9 @@ struct SimulationOptions {
   // (its back-off doubles to twice that).
   double store_failure = 0;
   Duration commit_retry = 1s;
+  // Every commit in this window (from the start of the run) fails as a full disk does (memory
+  // store only): the machine acknowledges nothing until it ends, then writes its backlog.
+  std::optional<sim::Window> store_outage;
 
   // Server crashes: the engine and every uncommitted reply are thrown away; after the
   // downtime (packets to the server are lost meanwhile) a new engine is rebuilt from the store.
