@@ -322,7 +322,7 @@ subnets:
       "t.yaml:10:16: 'client-fqdn': domain name 'no spaces.test' has the character ' '; use letters, digits and '-'",
       "t.yaml:12:19: unknown key 'string' in a custom option; it takes 'code' and one of: " TYPES,
       "t.yaml:15:65: 'routers': 'nope' is not an IPv4 address",
-      "t.yaml:15:73: a pool map is missing required key 'range' (e.g. range: 198.18.0.100-198.18.0.199)",
+      "t.yaml:15:73: a pool written as a map needs 'range' (e.g. range: 198.18.0.100-198.18.0.199)",
       "t.yaml:16:78: unknown option 'wpad'; see the option names in docs/configuration.md, or give it by code under 'custom'"}},
     {"EmptyFile",
      R"(
