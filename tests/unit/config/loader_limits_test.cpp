@@ -1,6 +1,7 @@
 // The limits of a config file (src/config/limits.hpp) and the mistakes the parser alone would
 // explain badly: each refused with FILE:LINE:COLUMN and what to do about it.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,9 +142,11 @@ TEST_F(ConfigFiles, AnUnreadableFileIsNamedAsSuch) {
     ::chmod(directory_.c_str(), 0755);
     ASSERT_EQ(::seteuid(65534), 0);
   }
-  const bool readable = ::access(path.c_str(), R_OK) == 0;
+  const bool readable = ::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0;
   const auto loaded = load_file(path.string());
-  if (root) ASSERT_EQ(::seteuid(0), 0);
+  if (root) {
+    ASSERT_EQ(::seteuid(0), 0);
+  }
   ASSERT_FALSE(readable);
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(format_errors(loaded.error()),
