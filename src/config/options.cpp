@@ -2,7 +2,6 @@
 // wire bytes once, at load.
 #include <algorithm>
 
-#include "landlord/config/keys.hpp"
 #include "landlord/config/option_encoding.hpp"
 #include "option_values.hpp"
 #include "sections.hpp"

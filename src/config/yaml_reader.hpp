@@ -2,7 +2,6 @@
 // Reading YAML nodes with every mistake recorded at its place instead of thrown: the loader
 // keeps going after an error so one run of `landlord --check` shows all of them.
 #include <cstdint>
-#include <span>
 #include <optional>
 #include <span>
 #include <string>

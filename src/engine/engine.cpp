@@ -286,11 +286,9 @@ struct Engine::State {
 
   // The reservation at `address` when it is this client's: its options go into the reply.
   const config::Reservation* own_reservation(const SubnetView& view, const wire::Message& message,
-                                             Ipv4 address) const {
+                                             const ClientKey& client, Ipv4 address) const {
     const config::Reservation* reservation = view.reservation_at(address);
-    if (reservation == nullptr || reserved_for_another(view, address, message, message.client_key())) {
-      return nullptr;
-    }
+    if (reservation == nullptr || reserved_for_another(view, address, message, client)) return nullptr;
     return reservation;
   }
 
@@ -401,7 +399,7 @@ struct Engine::State {
         break;
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
-                   durations, {}, own_reservation(view, message, address),
+                   durations, {}, own_reservation(view, message, client, address),
                    config.classes, classes_of(message)};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     // Should the ACK never leave: no longer than an offer, or the lease the client held.
@@ -455,7 +453,7 @@ struct Engine::State {
     }
     ++counters.offers;
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
-                   durations, {}, own_reservation(view, message, *address),
+                   durations, {}, own_reservation(view, message, client, *address),
                    config.classes, classes_of(message)};
     Outcome outcome{make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
     // Offer-ping checks an address nobody here holds: not the client's own bound lease.
@@ -642,7 +640,7 @@ struct Engine::State {
   Outcome inform(const SubnetView& view, const wire::Message& message, const Ingress& ingress) {
     ++counters.informs;
     ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {},
-                   own_reservation(view, message, message.ciaddr), config.classes, classes_of(message)};
+                   own_reservation(view, message, message.client_key(), message.ciaddr), config.classes, classes_of(message)};
     return {
         make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
   }
