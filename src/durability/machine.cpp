@@ -89,10 +89,12 @@ void Machine::ready(TimePoint now, Ready& out) {
     InFlight retry;
     retry.id = next_batch_++;
     retry.retry = true;
-    for (const auto& [address, waiting] : backlog_) {
-      retry.records.push_back(waiting.record);
-      retry.sequences.push_back(waiting.sequence);
-      retry.granted.push_back(waiting.granted);
+    for (const auto& [address, chain] : backlog_) {
+      for (const Waiting& waiting : chain) {  // in order: the store compares each with the last
+        retry.records.push_back(waiting.record);
+        retry.sequences.push_back(waiting.sequence);
+        retry.granted.push_back(waiting.granted);
+      }
     }
     out.batches.push_back(Batch{retry.id, retry.records, true});
     in_flight_.push_back(std::move(retry));
@@ -119,14 +121,23 @@ void Machine::committed(std::uint64_t id, CommitResult result, engine::Engine& e
   } else {
     ++counters_.commits;
     for (const Part& part : batch.parts) {
+      const auto records = std::span(batch.records).subspan(part.first, part.count);
+      if (behind_backlog(batch, part, *result)) {
+        // Proposed before the store failed, written after: its address's older records come
+        // first. Not acknowledged; it waits behind them, and the engine keeps it.
+        keep_unacknowledged(part.sequence, records, slots_[part.slot]);
+        if (!slots_[part.slot].reclaimed) ++counters_.replies_dropped_store_down;
+        release(part.slot, Verdict::Unavailable, records);
+        continue;
+      }
       bool stale = false;
       for (std::uint32_t i = part.first; i < part.first + part.count; ++i) {
         stale |= !written(batch.records[i], (*result)[i], engine, now);
         forget_superseded(part.sequence, batch.records[i]);
       }
-      release(part.slot, stale ? Verdict::StaleToken : Verdict::Send,
-              std::span(batch.records).subspan(part.first, part.count));
+      release(part.slot, stale ? Verdict::StaleToken : Verdict::Send, records);
     }
+    schedule_retry(now);
     maybe_recovered(batch.records.size());
   }
   answered_.push_back(std::move(batch));  // the released spans point into its records
@@ -181,9 +192,41 @@ void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease
   releasing_.push_back(slot);
 }
 
+std::size_t Machine::backlog_size() const {
+  std::size_t records = 0;
+  for (const auto& [address, chain] : backlog_) records += chain.size();
+  return records;
+}
+
 void Machine::keep_for_retry(std::uint64_t sequence, const lease::Lease& record) {
-  auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, record, {}});
-  if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, record, {}};
+  wait(Waiting{sequence, record, {}});
+}
+
+void Machine::wait(Waiting waiting) {
+  std::vector<Waiting>& chain = backlog_[waiting.record.address];
+  const auto later = std::find_if(chain.begin(), chain.end(), [&](const Waiting& entry) {
+    return entry.sequence > waiting.sequence;
+  });
+  if (later != chain.end() && later->record.client == waiting.record.client) return;  // superseded
+  if (later != chain.begin() && std::prev(later)->record.client == waiting.record.client) {
+    *std::prev(later) = std::move(waiting);  // the same holder's newer record replaces its older
+  } else {
+    chain.insert(later, std::move(waiting));
+  }
+  for (std::size_t i = 1; i < chain.size(); ++i) {
+    LANDLORD_ASSERT(chain[i - 1].sequence < chain[i].sequence &&
+                    chain[i - 1].record.client != chain[i].record.client);
+  }
+}
+
+bool Machine::behind_backlog(const InFlight& batch, const Part& part,
+                             const std::vector<store::WriteResult>& results) const {
+  for (std::uint32_t i = part.first; i < part.first + part.count; ++i) {
+    if (results[i] != store::WriteResult::StaleToken) continue;
+    const auto chain = backlog_.find(batch.records[i].address);
+    if (chain != backlog_.end() && chain->second.front().sequence < part.sequence) return true;
+  }
+  return false;
 }
 
 void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
@@ -198,11 +241,13 @@ void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease:
       // The lease the client held may itself be a grant nobody was told of (its client asked
       // again during the outage): then only that grant's shorter version was ever its own.
       TimePoint floor = *held.held_until;
-      const auto waiting = backlog_.find(record.address);
-      if (waiting != backlog_.end() && waiting->second.granted &&
-          waiting->second.granted->client == record.client &&
-          waiting->second.granted->expires_at() == floor) {
-        floor = waiting->second.record.expires_at();
+      const auto chain = backlog_.find(record.address);
+      if (chain != backlog_.end()) {
+        const Waiting& waiting = chain->second.back();
+        if (waiting.granted && waiting.granted->client == record.client &&
+            waiting.granted->expires_at() == floor) {
+          floor = waiting.record.expires_at();
+        }
       }
       until = std::max(until, floor);
     }
@@ -215,8 +260,7 @@ void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease:
     shorter.lease_time = std::max(Duration{0}, until - record.granted_at);
     shorter.renew_time = std::min(shorter.renew_time, shorter.lease_time);
     shorter.rebind_time = std::min(shorter.rebind_time, shorter.lease_time);
-    auto [entry, inserted] = backlog_.try_emplace(record.address, Waiting{sequence, shorter, record});
-    if (!inserted && entry->second.sequence < sequence) entry->second = Waiting{sequence, shorter, record};
+    wait(Waiting{sequence, shorter, record});
   }
 }
 
@@ -233,7 +277,7 @@ void Machine::drop_parts(InFlight& batch) {
 void Machine::failed(const store::StoreError& error, TimePoint now) {
   ++counters_.store_failures;
   healthy_ = false;
-  notices_.push_back(Notice{NoticeKind::StoreFailed, error.message, backlog_.size()});
+  notices_.push_back(Notice{NoticeKind::StoreFailed, error.message, backlog_size()});
   schedule_retry(now);
 }
 
@@ -250,9 +294,10 @@ void Machine::retry_answered(InFlight& batch, const CommitResult& result, engine
     written(batch.records[i], (*result)[i], engine, now, batch.granted[i]);
     // Entries that a newer proposal replaced while this retry was out stay for the next one.
     auto entry = backlog_.find(batch.records[i].address);
-    if (entry != backlog_.end() && entry->second.sequence == batch.sequences[i]) {
-      backlog_.erase(entry);
-    }
+    if (entry == backlog_.end()) continue;
+    std::erase_if(entry->second,
+                  [&](const Waiting& waiting) { return waiting.sequence == batch.sequences[i]; });
+    if (entry->second.empty()) backlog_.erase(entry);
   }
   retry_delay_ = options_.retry_first;
   maybe_recovered(batch.records.size());
@@ -275,8 +320,10 @@ bool Machine::written(const lease::Lease& record, store::WriteResult result,
 }
 
 void Machine::forget_superseded(std::uint64_t sequence, const lease::Lease& record) {
-  auto waiting = backlog_.find(record.address);
-  if (waiting != backlog_.end() && waiting->second.sequence < sequence) backlog_.erase(waiting);
+  auto chain = backlog_.find(record.address);
+  if (chain == backlog_.end()) return;
+  std::erase_if(chain->second, [&](const Waiting& waiting) { return waiting.sequence < sequence; });
+  if (chain->second.empty()) backlog_.erase(chain);
 }
 
 void Machine::schedule_retry(TimePoint now) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace landlord::simulation {
@@ -57,10 +58,16 @@ void Invariants::on_commit(std::span<const lease::Lease> batch,
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const lease::Lease& record = batch[i];
     if (results[i] == store::WriteResult::StaleToken) {
+      const auto [first, last] = unwritten_.equal_range(record.address);
+      if (std::any_of(first, last, [&](const auto& entry) { return entry.second != record.client; })) {
+        ++out_of_order_refusals_;
+        continue;
+      }
       report(now, "stale-token-write",
              fmt::format("the engine wrote {} behind the store's token", describe(record)));
       continue;
     }
+    unwritten_.erase(record.address);  // what failed before is superseded or written now
     const auto [it, first] = highest_token_.try_emplace(record.address, record.fencing_token);
     if (!first && record.fencing_token < it->second) {
       report(now, "token-decreased",
@@ -84,6 +91,10 @@ void Invariants::on_commit(std::span<const lease::Lease> batch,
     }
     last_committed_.insert_or_assign(record.address, record);
   }
+}
+
+void Invariants::on_failed_commit(std::span<const lease::Lease> batch) {
+  for (const lease::Lease& record : batch) unwritten_.emplace(record.address, record.client);
 }
 
 void Invariants::check_engine(const engine::Engine& engine, std::uint64_t pool_size,

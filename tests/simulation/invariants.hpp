@@ -36,8 +36,15 @@ class Invariants {
 
   // Every commit: the engine never writes a stale token, per address tokens never go
   // backwards in the store, and each token follows the rule (+1 on a change of client).
+  // A refusal is no violation when an earlier record of another client for the same address
+  // failed and is not written yet: the store saw the new holder first (counted, not reported).
   void on_commit(std::span<const lease::Lease> batch, std::span<const store::WriteResult> results,
                  TimePoint now);
+  // A failed commit: none of `batch` is in the store.
+  void on_failed_commit(std::span<const lease::Lease> batch);
+  // A crash: whatever waited for a retry is gone with the process.
+  void on_crash() { unwritten_.clear(); }
+  std::size_t out_of_order_refusals() const { return out_of_order_refusals_; }
   // The table alone: one record per address, one bound lease per client and subnet, the
   // by-client index agrees with the records, nothing bound past its expiry, the allocator's
   // free counts agree with the records (`pool_size`: the one pool's addresses).
@@ -64,6 +71,8 @@ class Invariants {
   Duration expiry_slack_;
   std::unordered_map<Ipv4, lease::FencingToken> highest_token_;
   std::unordered_map<Ipv4, lease::Lease> last_committed_;
+  std::unordered_multimap<Ipv4, ClientKey> unwritten_;  // failed records not written since
+  std::size_t out_of_order_refusals_ = 0;
   std::vector<Finding> findings_;  // the first few, in order
   std::size_t count_ = 0;
 };

@@ -185,6 +185,7 @@ void Simulator::finish() {
   }
   report_.findings = invariants_.findings();
   report_.finding_count = invariants_.count();
+  report_.out_of_order_refusals = invariants_.out_of_order_refusals();
   report_.to_server = network_.counters(Direction::ToServer);
   report_.to_clients = network_.counters(Direction::ToClients);
 }
@@ -239,6 +240,7 @@ void Simulator::crash(TimePoint now) {
   const std::size_t lost = store_queue_.size() + (machine_->backlog_size() > 0 ? 1 : 0);
   if (options_.trace_address) trace(fmt::format("crash: {} uncommitted batches lost", lost));
   ++report_.crashes;
+  invariants_.on_crash();
   mix(0xc4a54);
   fold_engine_counters();
   engine_.reset();
@@ -420,6 +422,7 @@ void Simulator::commit_due() {
   const auto results = store_->commit(transaction);
   if (!results) {
     if (!inject) invariants_.report(now_, "store-error", results.error().message);
+    invariants_.on_failed_commit(transaction);
     ++report_.failed_commits;
     // Nothing is durable: the machine drops the replies and keeps the records for its retry.
     for (const auto& [id, count] : batches) {

@@ -95,7 +95,8 @@ struct SimulationReport {
   engine::Counters engine;  // summed over every engine the run built
   std::size_t crashes = 0, commits = 0, failed_commits = 0, records_committed = 0, audits = 0,
               agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0,
-              undeliverable = 0;  // replies to a ciaddr nobody had any more
+              undeliverable = 0,  // replies to a ciaddr nobody had any more
+              out_of_order_refusals = 0;  // refused behind a failed earlier record: no violation
   NetworkCounters to_server, to_clients;
 
   bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }

@@ -148,7 +148,7 @@ class Machine {
 
   bool healthy() const { return healthy_; }
   std::size_t batches_in_flight() const { return in_flight_.size(); }
-  std::size_t backlog_size() const { return backlog_.size(); }
+  std::size_t backlog_size() const;  // records waiting for a retry
   // Proposals whose records are not answered yet (released ones are not waiting).
   std::size_t waiting_replies() const {
     return slots_.size() - free_slots_.size() - releasing_.size();
@@ -194,6 +194,11 @@ class Machine {
   void release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records);
   void take(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
   void keep_for_retry(std::uint64_t sequence, const lease::Lease& record);
+  void wait(Waiting waiting);  // into its address's chain, in proposal order
+  // Whether a refused record of `part` was refused only because older records for its
+  // address still wait in the backlog (written out of order, not fenced).
+  bool behind_backlog(const InFlight& batch, const Part& part,
+                      const std::vector<store::WriteResult>& results) const;
   // A dropped proposal's records to the backlog: a grant's as the shorter lease.
   void keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
                            const Held& held);
@@ -216,7 +221,10 @@ class Machine {
   std::uint64_t next_batch_ = 1;
   InFlight open_;  // the batch being filled by proposals
   std::deque<InFlight> in_flight_;
-  std::map<Ipv4, Waiting> backlog_;  // by address: only the newest record of each is retried
+  // By address, in proposal order: the newest record of each holder in turn. A change of
+  // holder keeps the previous holder's last record (its release or expiry) ahead of the new
+  // grant, because a store refuses a grant over another client's running lease.
+  std::map<Ipv4, std::vector<Waiting>> backlog_;
   std::deque<Held> slots_;           // a deque: slots never move
   std::vector<std::uint32_t> free_slots_;
   std::vector<Release> released_;
