@@ -31,6 +31,21 @@ events_in_order() {  # ADDRESS EVENT...: the watch log has these events for ADDR
   for event in "$@"; do pattern+="$event .*"; done
   [[ "$seen" =~ $pattern ]]
 }
+wait_for_events() {  # SECONDS DESCRIPTION ADDRESS EVENT...: events_in_order, or fail with what was seen
+  local limit="$1" what="$2"
+  shift 2
+  local deadline=$((SECONDS + limit))
+  until events_in_order "$@"; do
+    if ((SECONDS >= deadline)); then
+      echo "---- watch.log"; cat "$LAB_DIR/watch.log"
+      echo "---- watch.err"; cat "$LAB_DIR/watch.err"
+      if kill -0 "$(cat "$LAB_DIR/watch.clientpid")" 2>/dev/null; then echo "(watch still running)"; else echo "(watch has exited)"; fi
+      echo "---- dhclient's own events"; cat "$LAB_DIR/api.events" 2>/dev/null || true
+      fail "timed out after ${limit}s waiting for: $what"
+    fi
+    sleep 0.2
+  done
+}
 dora_seconds() {  # NS: time for udhcpc to get a lease (and quit), in seconds with decimals
   local start end
   start=$(date +%s.%N)
@@ -82,9 +97,9 @@ inside() {
   note "revoked $udhcpc_address: renewal NAKed"
 
   # 4. T1 renewal, then blackhole unicast to the server: the next extension is a T2 rebind.
-  wait_until 15 "dhclient's renewal at T1" events_in_order 198.18.0.150 admin grant renew
+  wait_for_events 15 "dhclient's renewal at T1" 198.18.0.150 admin grant renew
   ip -n "$LAB_NS_CLIENT" route add blackhole 198.18.0.1/32
-  wait_until 25 "dhclient's rebind at T2" events_in_order 198.18.0.150 admin grant renew rebind
+  wait_for_events 25 "dhclient's rebind at T2" 198.18.0.150 admin grant renew rebind
   ip -n "$LAB_NS_CLIENT" route del blackhole 198.18.0.1/32
   jq -c 'select(.["ip-address"] == "198.18.0.150") | [.event, .phase]' "$LAB_DIR/watch.log" | tr '\n' ' '
   echo
