@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 namespace landlord::sim {
 
@@ -30,20 +31,10 @@ HardwareAddress client_mac(std::uint64_t seed, ClientIndex index) {
   return HardwareAddress{HardwareAddress::kEthernet, bytes};
 }
 
-Percentiles percentiles_of(std::vector<double>& samples) {
-  Percentiles result;
-  result.count = samples.size();
-  if (samples.empty()) return result;
-  std::sort(samples.begin(), samples.end());
-  const auto rank = [&](double p) {
-    const auto position =
-        static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
-    return samples[std::clamp<std::size_t>(position, 1, samples.size()) - 1];
-  };
-  result.p50 = rank(0.50);
-  result.p99 = rank(0.99);
-  result.max = samples.back();
-  return result;
+std::array<Histogram, kExchangeCount> latency_histograms() {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Histogram, kExchangeCount>{((void)I, Histogram{kLatencyResolutionMs})...};
+  }(std::make_index_sequence<kExchangeCount>{});
 }
 
 Fleet::Fleet(const Workload& workload, TimePoint start)
@@ -173,8 +164,16 @@ void Fleet::rearm(ClientIndex index) {
 void Fleet::account(ClientIndex index, const Event& event, TimePoint now, std::int64_t precise_ns) {
   auditor_.on_event(index, event, now);
   const auto latency = [&](Exchange exchange) {
-    stats_.latency_ms[static_cast<std::size_t>(exchange)].push_back(
-        static_cast<double>(precise_ns - sent_ns_[index]) / 1e6);
+    const double latency_ms = static_cast<double>(precise_ns - sent_ns_[index]) / 1e6;
+    stats_.latency_ms[static_cast<std::size_t>(exchange)].record(latency_ms);
+    if (latency_observer_) latency_observer_->on_latency(exchange, latency_ms);
+  };
+  // Where the server put T1 and T2, as fractions of the lease (the report marks them).
+  const auto granted = [&] {
+    if (event.lease_time.count() <= 0) return;
+    const auto lease = static_cast<double>(event.lease_time.count());
+    stats_.granted_t1_fraction.record(static_cast<double>(event.t1.count()) / lease);
+    stats_.granted_t2_fraction.record(static_cast<double>(event.t2.count()) / lease);
   };
   const auto release_address = [&] {
     const auto it = holders_.find(event.address);
@@ -193,18 +192,21 @@ void Fleet::account(ClientIndex index, const Event& event, TimePoint now, std::i
       }
       ++stats_.leases;
       latency(event.exchange);
+      granted();
       holders_[event.address] = index;
       break;
     case Kind::Renewed:
       ++stats_.renewals;
       latency(Exchange::Renew);
-      stats_.renew_fractions.push_back(renew_fraction_[index]);
+      granted();
+      stats_.renew_fraction.record(renew_fraction_[index]);
       holders_[event.address] = index;
       break;
     case Kind::Rebound:
       ++stats_.rebinds;
       latency(Exchange::Rebind);
-      stats_.rebind_fractions.push_back(rebind_fraction_[index]);
+      granted();
+      stats_.rebind_fraction.record(rebind_fraction_[index]);
       holders_[event.address] = index;
       break;
     case Kind::RenewStarted:

@@ -38,17 +38,19 @@ bool has_replies(Exchange exchange) {
   return exchange != Exchange::Decline && exchange != Exchange::Release;
 }
 
-Percentiles percentiles_copy(const std::vector<double>& samples) {
-  std::vector<double> copy = samples;
-  return percentiles_of(copy);
+// count, mean and percentiles of a distribution, `digits` after the point.
+std::string distribution_json(const Distribution& d, int digits) {
+  return fmt::format(
+      R"({{"count": {}, "mean": {:.{}f}, "p50": {:.{}f}, "p90": {:.{}f}, "p99": {:.{}f}, "p99_9": {:.{}f}, "max": {:.{}f}}})",
+      d.count, d.mean, digits, d.p50, digits, d.p90, digits, d.p99, digits, d.p999, digits, d.max,
+      digits);
 }
 
-std::string fraction_json(std::size_t count, std::size_t started,
-                          const std::vector<double>& fractions) {
-  const Percentiles p = percentiles_copy(fractions);
+std::string fraction_json(std::size_t count, std::size_t started, const Histogram& fractions) {
+  const Distribution d = fractions.summary();
   return fmt::format(
-      R"({{"count": {}, "started": {}, "lease_fraction_p50": {:.4f}, "lease_fraction_p99": {:.4f}}})",
-      count, started, p.p50, p.p99);
+      R"({{"count": {}, "started": {}, "lease_fraction_p50": {:.4f}, "lease_fraction_p99": {:.4f}, "lease_fraction": {}}})",
+      count, started, d.p50, d.p99, distribution_json(d, 4));
 }
 
 }  // namespace
@@ -56,6 +58,9 @@ std::string fraction_json(std::size_t count, std::size_t started,
 std::string report_json(const Fleet& fleet, const RunInfo& info) {
   const Stats& s = fleet.stats();
   std::string out = "{\n";
+  out += fmt::format(R"(  "schema_version": {},)"
+                     "\n",
+                     kReportSchemaVersion);
   out += fmt::format(R"(  "transport": "{}",)"
                      "\n",
                      escaped(info.transport));
@@ -83,10 +88,10 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
                      s.clients_started, s.offers, s.leases, s.reboots);
   out += fmt::format(R"(  "renewals": {},)"
                      "\n",
-                     fraction_json(s.renewals, s.renew_started, s.renew_fractions));
+                     fraction_json(s.renewals, s.renew_started, s.renew_fraction));
   out += fmt::format(R"(  "rebinds": {},)"
                      "\n",
-                     fraction_json(s.rebinds, s.rebind_started, s.rebind_fractions));
+                     fraction_json(s.rebinds, s.rebind_started, s.rebind_fraction));
   out += fmt::format(
       R"(  "expirations": {}, "releases": {}, "declines": {}, "vanished": {}, "naks": {}, "timeouts": {}, "gave_up": {},)"
       "\n",
@@ -103,9 +108,8 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
   for (std::size_t i = 0; i < kExchangeCount; ++i) {
     const auto exchange = static_cast<Exchange>(i);
     if (!has_replies(exchange)) continue;
-    const Percentiles p = percentiles_copy(s.latency_ms[i]);
-    out += fmt::format(R"({}"{}": {{"count": {}, "p50": {:.3f}, "p99": {:.3f}, "max": {:.3f}}})",
-                       first ? "" : ", ", latency_name(exchange), p.count, p.p50, p.p99, p.max);
+    out += fmt::format(R"({}"{}": {})", first ? "" : ", ", latency_name(exchange),
+                       distribution_json(s.latency_ms[i].summary(), 3));
     first = false;
   }
   out += "},\n  \"states_at_end\": {";
@@ -127,8 +131,11 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
   out += "  \"violations\": [";
   for (std::size_t i = 0; i < auditor.violations().size(); ++i) {
     const Violation& v = auditor.violations()[i];
-    out += fmt::format(R"({}{{"kind": "{}", "detail": "{}"}})", i ? ",\n    " : "\n    ",
-                       to_string(v.kind), escaped(v.detail));
+    out += fmt::format(
+        R"({}{{"kind": "{}", "at_s": {:.3f}, "detail": "{}", "exchange": "{}"}})",
+        i ? ",\n    " : "\n    ", to_string(v.kind),
+        std::chrono::duration<double>(v.at - fleet.start()).count(), escaped(v.detail),
+        escaped(v.exchange));
   }
   out += auditor.violations().empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
@@ -136,8 +143,8 @@ std::string report_json(const Fleet& fleet, const RunInfo& info) {
 
 std::string report_text(const Fleet& fleet, const RunInfo& info) {
   const Stats& s = fleet.stats();
-  const Percentiles renew = percentiles_copy(s.renew_fractions);
-  const Percentiles rebind = percentiles_copy(s.rebind_fractions);
+  const Distribution renew = s.renew_fraction.summary();
+  const Distribution rebind = s.rebind_fraction.summary();
   std::string out;
   out += fmt::format("transport: {} — {}\n", info.transport, info.transport_note);
   out += fmt::format("clients {}  leases {}  offers {}  reboots {}\n", s.clients_started, s.leases,
@@ -155,10 +162,12 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
   out += "\n";
   for (std::size_t i = 0; i < kExchangeCount; ++i) {
     const auto exchange = static_cast<Exchange>(i);
-    if (!has_replies(exchange) || s.latency_ms[i].empty()) continue;
-    const Percentiles p = percentiles_copy(s.latency_ms[i]);
-    out += fmt::format("latency {:<15} n={:<8} p50 {:.3f} ms  p99 {:.3f} ms  max {:.3f} ms\n",
-                       latency_name(exchange), p.count, p.p50, p.p99, p.max);
+    if (!has_replies(exchange) || s.latency_ms[i].count() == 0) continue;
+    const Distribution p = s.latency_ms[i].summary();
+    out += fmt::format(
+        "latency {:<15} n={:<8} p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  p99.9 {:.3f}  max {:.3f}  "
+        "mean {:.3f} ms\n",
+        latency_name(exchange), p.count, p.p50, p.p90, p.p99, p.p999, p.max, p.mean);
   }
   const double packets = static_cast<double>(s.packets_sent + s.packets_received);
   out += fmt::format("elapsed {:.2f} s  cpu {:.2f} s  packets per cpu-second {:.0f}\n",
@@ -167,7 +176,7 @@ std::string report_text(const Fleet& fleet, const RunInfo& info) {
   const Auditor& auditor = fleet.auditor();
   out += fmt::format("violations: {}\n", auditor.violation_count());
   for (const Violation& v : auditor.violations()) {
-    out += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
+    out += fmt::format("  {}: {}\n    shown by: {}\n", to_string(v.kind), v.detail, v.exchange);
   }
   return out;
 }

@@ -28,6 +28,7 @@ struct Violation {
   Kind kind;
   TimePoint at;
   std::string detail;
+  std::string exchange;  // the request/reply that showed it: type, xid, client, what it carried
 };
 std::string_view to_string(Violation::Kind kind);
 
@@ -70,9 +71,9 @@ class Auditor {
     std::uint8_t count = 0;
   };
 
-  void hold(ClientIndex client, Ipv4 address, TimePoint until, TimePoint now);
+  void hold(ClientIndex client, const Event& event, TimePoint now);
   void drop(ClientIndex client, Ipv4 address);
-  void report(Violation::Kind kind, TimePoint at, std::string detail);
+  void report(Violation::Kind kind, TimePoint at, std::string detail, std::string exchange);
 
   Duration grace_;
   std::vector<Recent> recent_;  // by client index

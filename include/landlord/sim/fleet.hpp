@@ -15,6 +15,7 @@
 #include "landlord/base/time.hpp"
 #include "landlord/sim/auditor.hpp"
 #include "landlord/sim/client.hpp"
+#include "landlord/sim/histogram.hpp"
 #include "landlord/sim/random.hpp"
 
 namespace landlord::sim {
@@ -54,12 +55,17 @@ class Sink {
   virtual void send(Transmission& transmission) = 0;
 };
 
-struct Percentiles {
-  double p50 = 0, p99 = 0, max = 0;
-  std::size_t count = 0;
+// Told of every latency as it is measured (the timeline keeps per-period distributions).
+class LatencyObserver {
+ public:
+  virtual ~LatencyObserver() = default;
+  virtual void on_latency(Exchange exchange, double latency_ms) = 0;
 };
-// Nearest-rank percentiles of `samples` (sorted in place).
-Percentiles percentiles_of(std::vector<double>& samples);
+
+// Latencies are kept in ms to the microsecond, lease fractions to the millionth.
+inline constexpr double kLatencyResolutionMs = 1e-3;
+inline constexpr double kFractionResolution = 1e-6;
+std::array<Histogram, kExchangeCount> latency_histograms();
 
 struct Stats {
   std::size_t clients_started = 0;
@@ -82,9 +88,14 @@ struct Stats {
   std::size_t replies_dropped = 0;  // --drop-replies
   std::size_t unicast_blocked = 0;  // --block-unicast
   std::size_t unparsable = 0;
-  std::vector<double> renew_fractions;  // lease fraction at T1 of renewals that succeeded
-  std::vector<double> rebind_fractions;
-  std::array<std::vector<double>, kExchangeCount> latency_ms;
+  // Bounded memory whatever the run's length (histogram.hpp states the error).
+  Histogram renew_fraction{kFractionResolution};  // lease fraction at T1 of renewals that succeeded
+  Histogram rebind_fraction{kFractionResolution};
+  Histogram granted_t1_fraction{kFractionResolution};  // T1 / lease time of every ACK
+  Histogram granted_t2_fraction{kFractionResolution};
+  std::array<Histogram, kExchangeCount> latency_ms = latency_histograms();
+  // Exchanges a reply completed (OFFER, ACK, NAK): what --max-exchanges counts.
+  std::size_t exchanges() const { return offers + leases + renewals + rebinds + naks; }
 };
 
 // When a client's first DORA happened, on the precise clock (-1: not yet). The closed-loop
@@ -127,6 +138,9 @@ class Fleet {
   std::array<std::size_t, kClientStateCount> state_counts() const;
   std::size_t bound_now() const { return holders_.size(); }
   const Workload& workload() const { return workload_; }
+  TimePoint start() const { return start_; }
+  // At most one observer; nullptr to stop.
+  void observe_latencies(LatencyObserver* observer) { latency_observer_ = observer; }
   // The MAC of the client holding `address`, for answering ARP.
   std::optional<HardwareAddress> holder_of(Ipv4 address) const;
   std::optional<ClientIndex> client_of(const HardwareAddress& chaddr) const;
@@ -181,6 +195,7 @@ class Fleet {
   std::unordered_map<Ipv4, ClientIndex> holders_;
   Auditor auditor_;
   Stats stats_;
+  LatencyObserver* latency_observer_ = nullptr;
   wire::Message scratch_;  // reused for parsing
 };
 

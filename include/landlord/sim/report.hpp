@@ -19,6 +19,9 @@ struct RunInfo {
   std::optional<std::size_t> receive_drops{};  // replies our full receive queue lost, if known
 };
 
+// Bumped whenever a field of report_json changes meaning or goes away (docs/simulator.md).
+inline constexpr int kReportSchemaVersion = 2;
+
 std::string report_json(const Fleet& fleet, const RunInfo& info);
 std::string report_text(const Fleet& fleet, const RunInfo& info);
 // The closed-loop search: a JSON object, and lines for the summary.

@@ -43,7 +43,7 @@ TEST(Fleet, RenewsAtHalfTheLease) {
   EXPECT_GT(stats.renewals, 200u * 18);
   EXPECT_EQ(stats.rebinds, 0u);
   EXPECT_EQ(stats.expirations, 0u);
-  const Percentiles renew = percentiles_of(stats.renew_fractions);
+  const Distribution renew = stats.renew_fraction.summary();
   EXPECT_NEAR(renew.p50, 0.5, 0.01);
   EXPECT_NEAR(renew.p99, 0.5, 0.01);
   EXPECT_EQ(fleet.auditor().violation_count(), 0u) << violations_of(fleet);
@@ -87,7 +87,7 @@ TEST(Fleet, DefaultTimersWhenTheServerSendsNone) {
   Fleet fleet(lab_workload(), test::kEpoch);
   test::run_virtual(fleet, server, test::kEpoch);
   Stats stats = fleet.stats();
-  EXPECT_NEAR(percentiles_of(stats.renew_fractions).p50, 0.5, 0.01);
+  EXPECT_NEAR(stats.renew_fraction.percentile(0.5), 0.5, 0.01);
   EXPECT_EQ(fleet.auditor().violation_count(), 0u) << violations_of(fleet);
 }
 
@@ -102,7 +102,7 @@ TEST(Fleet, BlockedRenewalsRebindAtSevenEighths) {
   EXPECT_GT(stats.unicast_blocked, 0u);
   EXPECT_GT(stats.rebinds, 200u * 10);  // one every 52.5 s
   EXPECT_EQ(stats.expirations, 0u);
-  const Percentiles rebind = percentiles_of(stats.rebind_fractions);
+  const Distribution rebind = stats.rebind_fraction.summary();
   EXPECT_NEAR(rebind.p50, 0.875, 0.01);
   EXPECT_NEAR(rebind.p99, 0.875, 0.01);
   EXPECT_EQ(fleet.auditor().violation_count(), 0u) << violations_of(fleet);
