@@ -67,8 +67,9 @@ void Output::add(const Event& event) {
   events[event_count++] = event;
 }
 
-Client::Client(ClientIdentity identity, const Timing& timing, std::uint64_t seed)
-    : identity_(std::move(identity)), timing_(timing), random_(seed) {}
+Client::Client(ClientIdentity identity, const Timing& timing, std::uint64_t seed,
+               const RequestOptions* options)
+    : identity_(std::move(identity)), timing_(timing), request_options_(options), random_(seed) {}
 
 Output Client::step(const Input& input, TimePoint now) {
   Output out;
@@ -383,7 +384,25 @@ wire::Message Client::request_header(wire::MessageType type) const {
   if (!identity_.client_id.empty()) {
     message.options.set(wire::option::kClientId, identity_.client_id.bytes());
   }
+  if (request_options_) {
+    for (const ExtraOption& extra : request_options_->extra) {
+      message.options.set(extra.code, extra.value);
+    }
+  }
   return message;
+}
+
+// DISCOVER and REQUEST ask for what the client runs on (or --prl's list) and, when set, a
+// lease time (§3.5: a client MAY suggest one).
+void Client::ask_for_parameters(wire::Message& message) const {
+  const bool own_list = request_options_ && !request_options_->parameter_request_list.empty();
+  message.options.set(wire::option::kParameterRequestList,
+                      own_list ? std::span<const std::uint8_t>(
+                                     request_options_->parameter_request_list)
+                               : std::span<const std::uint8_t>(kParameterRequestList));
+  if (request_options_ && request_options_->lease_time_s) {
+    message.options.set_u32(wire::option::kLeaseTime, *request_options_->lease_time_s);
+  }
 }
 
 void Client::send_discover(TimePoint now, bool retransmission, Output& out) {
@@ -393,7 +412,7 @@ void Client::send_discover(TimePoint now, bool retransmission, Output& out) {
     if (state_ != ClientState::Selecting) become(ClientState::Selecting);
   }
   wire::Message message = request_header(wire::MessageType::Discover);
-  message.options.set(wire::option::kParameterRequestList, kParameterRequestList);
+  ask_for_parameters(message);
   ++attempt_;
   last_sent_ = now;
   deadline_ = now + backoff(attempt_);
@@ -404,7 +423,7 @@ void Client::send_discover(TimePoint now, bool retransmission, Output& out) {
 // The four REQUESTs of §4.3.2's table, by state.
 void Client::send_request(TimePoint now, bool retransmission, Output& out) {
   wire::Message message = request_header(wire::MessageType::Request);
-  message.options.set(wire::option::kParameterRequestList, kParameterRequestList);
+  ask_for_parameters(message);
   Destination destination = Destination::Broadcast;
   Exchange exchange = Exchange::Request;
   switch (state_) {

@@ -49,11 +49,12 @@ namespace {
 // `Run` is a Fleet or a ClosedLoop driving one: both advance, receive and name a next deadline.
 template <class Run>
 RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& stop,
-                        const std::function<void(double elapsed_s)>& progress) {
+                        const std::function<void(double elapsed_s)>& progress, Duration period) {
+  const std::int64_t period_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period).count();
   const RunClock clock;
   const double cpu_start = cpu_seconds();
   const std::int64_t start_ns = clock.precise_ns();
-  std::int64_t next_progress_ns = start_ns + 1'000'000'000;
+  std::int64_t next_progress_ns = start_ns + period_ns;
   const auto elapsed_s = [&] { return static_cast<double>(clock.precise_ns() - start_ns) / 1e9; };
   // Built once: a std::function made from this lambda at each poll would allocate each time.
   const Transport::Receiver on_packet = [&](std::span<const std::uint8_t> payload) {
@@ -74,7 +75,7 @@ RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& s
     transport.flush();
     if (progress && clock.precise_ns() >= next_progress_ns) {
       progress(elapsed_s());
-      next_progress_ns += 1'000'000'000;
+      next_progress_ns += period_ns;
     }
   }
   return {elapsed_s(), cpu_seconds() - cpu_start};
@@ -83,13 +84,15 @@ RealtimeResult run_loop(Run& fleet, Transport& transport, const volatile bool& s
 }  // namespace
 
 RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
-                            const std::function<void(double elapsed_s)>& progress) {
-  return run_loop(fleet, transport, stop, progress);
+                            const std::function<void(double elapsed_s)>& progress,
+                            Duration period) {
+  return run_loop(fleet, transport, stop, progress, period);
 }
 
 RealtimeResult run_realtime(ClosedLoop& loop, Transport& transport, const volatile bool& stop,
-                            const std::function<void(double elapsed_s)>& progress) {
-  return run_loop(loop, transport, stop, progress);
+                            const std::function<void(double elapsed_s)>& progress,
+                            Duration period) {
+  return run_loop(loop, transport, stop, progress, period);
 }
 
 }  // namespace landlord::sim

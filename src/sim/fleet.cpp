@@ -9,27 +9,30 @@ namespace landlord::sim {
 
 namespace {
 
-constexpr std::uint8_t kLocallyAdministered = 0x02;
-
-std::uint8_t seed_byte(std::uint64_t seed) {
-  return static_cast<std::uint8_t>(derive_seed(seed, 0) >> 56);
-}
-
 Duration scaled(Duration base, double factor) {
   return Duration{static_cast<std::int64_t>(static_cast<double>(base.count()) * factor)};
 }
 
 }  // namespace
 
-HardwareAddress client_mac(std::uint64_t seed, ClientIndex index) {
-  const std::array<std::uint8_t, 6> bytes = {kLocallyAdministered,
-                                             seed_byte(seed),
-                                             static_cast<std::uint8_t>(index >> 24),
-                                             static_cast<std::uint8_t>(index >> 16),
-                                             static_cast<std::uint8_t>(index >> 8),
-                                             static_cast<std::uint8_t>(index)};
-  return HardwareAddress{HardwareAddress::kEthernet, bytes};
+std::string_view to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::Running: return "running";
+    case StopReason::Duration: return "duration";
+    case StopReason::MaxExchanges: return "max-exchanges";
+    case StopReason::MaxDrops: return "max-drops";
+  }
+  return "?";
 }
+
+namespace {
+ClientMacs macs_for(const Workload& workload) {
+  if (!workload.macs.empty()) return ClientMacs::from_list(workload.macs);
+  if (workload.base_mac) return ClientMacs::counted_from(*workload.base_mac);
+  return ClientMacs::seeded(workload.seed);
+}
+constexpr std::size_t kDropFractionMinimumSent = 100;
+}  // namespace
 
 std::array<Histogram, kExchangeCount> latency_histograms() {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -39,6 +42,7 @@ std::array<Histogram, kExchangeCount> latency_histograms() {
 
 Fleet::Fleet(const Workload& workload, TimePoint start)
     : workload_(workload),
+      macs_(macs_for(workload)),
       start_(start),
       random_(derive_seed(workload.seed, 0xf1ee7)),
       drop_random_(derive_seed(workload.seed, 0xd209)) {
@@ -110,14 +114,15 @@ void Fleet::advance(TimePoint now, std::int64_t precise_ns, Sink& sink) {
 void Fleet::arrive(TimePoint now, std::int64_t precise_ns, Sink& sink) {
   while (arrived_ < scheduled_ && arrival_time(arrived_) <= now) {
     const auto index = static_cast<ClientIndex>(arrived_++);
-    const HardwareAddress mac = client_mac(workload_.seed, index);
+    const HardwareAddress mac = macs_.mac_of(index);
     ClientIdentity identity{mac, {}};
     if (workload_.send_client_id) {
       std::array<std::uint8_t, 7> id{HardwareAddress::kEthernet};
       std::copy(mac.bytes().begin(), mac.bytes().end(), id.begin() + 1);
       identity.client_id = ClientId{id};
     }
-    clients_.emplace_back(identity, workload_.timing, derive_seed(workload_.seed, index + 1));
+    clients_.emplace_back(identity, workload_.timing, derive_seed(workload_.seed, index + 1),
+                          &workload_.request_options);
     generation_.push_back(0);
     armed_.emplace_back();
     sent_ns_.push_back(0);
@@ -288,15 +293,24 @@ void Fleet::receive(const wire::Message& reply, TimePoint now, std::int64_t prec
 }
 
 std::optional<ClientIndex> Fleet::client_of(const HardwareAddress& chaddr) const {
-  const auto bytes = chaddr.bytes();
-  if (chaddr.type() != HardwareAddress::kEthernet || bytes.size() != 6 ||
-      bytes[0] != kLocallyAdministered || bytes[1] != seed_byte(workload_.seed)) {
-    return std::nullopt;
-  }
-  const ClientIndex index = ClientIndex{bytes[2]} << 24 | ClientIndex{bytes[3]} << 16 |
-                            ClientIndex{bytes[4]} << 8 | ClientIndex{bytes[5]};
-  if (index >= clients_.size()) return std::nullopt;
+  const auto index = macs_.index_of(chaddr);
+  if (!index || *index >= clients_.size()) return std::nullopt;
   return index;
+}
+
+StopReason Fleet::stop_reason(TimePoint now) const {
+  if (now >= start_ + workload_.duration) return StopReason::Duration;
+  const StopLimits& limits = workload_.limits;
+  if (limits.max_exchanges && stats_.exchanges() >= *limits.max_exchanges) {
+    return StopReason::MaxExchanges;
+  }
+  const std::size_t drops = stats_.retransmissions + stats_.gave_up;
+  if (limits.max_drops && drops > *limits.max_drops) return StopReason::MaxDrops;
+  if (limits.max_drop_fraction && stats_.packets_sent >= kDropFractionMinimumSent &&
+      static_cast<double>(drops) > *limits.max_drop_fraction * static_cast<double>(stats_.packets_sent)) {
+    return StopReason::MaxDrops;
+  }
+  return StopReason::Running;
 }
 
 std::optional<HardwareAddress> Fleet::holder_of(Ipv4 address) const {

@@ -36,6 +36,42 @@ expect_usage "unknown flag" "--colour" "${server[@]}" --colour blue
 expect_usage "no transport" "--server" --clients 1 --duration 1s
 expect_usage "bad report path" "$work/missing/report.json" "${server[@]}" --clients 1 \
   --duration 60s --report "$work/missing/report.json"
+# perfdhcp's flags and the output files.
+expect_usage "drops not a number" "--max-drops" "${server[@]}" --max-drops many --duration 1s
+expect_usage "drops above 100%" "--max-drops" "${server[@]}" --max-drops 120% --duration 1s
+expect_usage "negative exchanges" "--max-exchanges" "${server[@]}" --max-exchanges -1 --duration 1s
+expect_usage "missing MAC file" "--macs" "${server[@]}" --macs "$work/none.txt" --duration 1s
+printf '02:aa:00:00:00:01\n' >"$work/one-mac.txt"
+expect_usage "too few MACs" "1 MACs for 5 clients" "${server[@]}" --clients 5 --macs "$work/one-mac.txt"
+printf '02:aa:00:00:00:01\nnonsense\n' >"$work/bad-macs.txt"
+expect_usage "bad MAC line" "line 2" "${server[@]}" --clients 1 --macs "$work/bad-macs.txt"
+expect_usage "MAC list and base" "--base-mac" "${server[@]}" --clients 1 --macs "$work/one-mac.txt" \
+  --base-mac 02:00:00:00:00:01
+expect_usage "bad base MAC" "--base-mac" "${server[@]}" --base-mac 02:zz:00:00:00:01
+expect_usage "base MAC at the top" "leaves no room" "${server[@]}" --clients 10 --base-mac ff:ff:ff:ff:ff:fe
+expect_usage "option the client sets" "--request-lease-time" "${server[@]}" --option 51:u32:60
+expect_usage "option of no type" "unknown type" "${server[@]}" --option 60:string:x
+expect_usage "option twice" "given twice" "${server[@]}" --option 60:text:a --option 60:text:b
+expect_usage "bad prl" "--prl" "${server[@]}" --prl 1,x
+expect_usage "lease under a second" "--request-lease-time" "${server[@]}" --request-lease-time 500ms
+expect_usage "zero stats period" "--stats-every" "${server[@]}" --stats-every 0s
+expect_usage "bad timeline path" "$work/missing/t.csv" "${server[@]}" --timeline "$work/missing/t.csv"
+expect_usage "bad html path" "$work/missing/r.html" "${server[@]}" --html "$work/missing/r.html"
+
+# Nobody answers on 127.0.0.1:9: exit 3, "unreachable", and still a report.
+status=0
+timeout 20 "$sim" "${server[@]}" --clients 2 --duration 2s --retransmit-base 200ms \
+  --report "$work/unreachable.json" >"$work/out" 2>"$work/err" || status=$?
+[[ $status -eq 3 ]] || { echo "FAIL: no server: exit $status, want 3"; cat "$work/out" "$work/err"; exit 1; }
+grep -q "unreachable" "$work/err" || { echo "FAIL: no server: no 'unreachable' in:"; cat "$work/err"; exit 1; }
+[[ -s $work/unreachable.json ]] || { echo "FAIL: no server: no report"; exit 1; }
+
+# --stats-every alone: CSV lines on stdout, one a period (0.5 s over 2 s).
+"$sim" "${server[@]}" --clients 2 --duration 2s --stats-every 500ms >"$work/out" 2>/dev/null || true
+lines=$(grep -c '^[0-9.]*,' "$work/out" || true)
+grep -q '^time_s,clients_init' "$work/out" && ((lines >= 4 && lines <= 5)) ||
+  { echo "FAIL: --stats-every 500ms printed $lines CSV lines in 2 s:"; cat "$work/out"; exit 1; }
+
 cat >"$work/scenario.yaml" <<'YAML'
 rate: 0
 YAML

@@ -16,7 +16,9 @@
 
 #include "landlord/base/version.hpp"
 #include "landlord/sim/report.hpp"
+#include "landlord/sim/timeline.hpp"
 #include "landlord/sim/transport.hpp"
+#include "outputs.hpp"
 #include "settings.hpp"
 
 namespace {
@@ -29,6 +31,7 @@ extern "C" void on_signal(int) { g_stop = true; }
 
 constexpr int kExitViolations = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitUnreachable = 3;
 
 // --scenario is read before the flags so that flags given on the command line win.
 std::string scenario_argument(int argc, char** argv) {
@@ -58,7 +61,8 @@ int main(int argc, char** argv) {
   bool no_option82_check = false;
   bool& closed_loop = settings.closed_loop;
   ClosedLoopPlan& plan = settings.closed_loop_plan;
-  std::string step, deadline;
+  std::string step, deadline, stats_every;
+  cli::PerfdhcpFlags perfdhcp;
   CLI::App app{"landlord-sim: RFC 2131 client fleet simulator and server auditor"};
   app.set_version_flag("--version", landlord::version_line("landlord-sim"));
   app.add_option("--scenario", "scenario YAML file (flags given here override it)");
@@ -113,7 +117,26 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--max-steps", plan.max_steps, "closed loop: at most this many steps (default 20)")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--max-exchanges", w.limits.max_exchanges,
+                 "stop after this many completed exchanges (OFFER, ACK or NAK received)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-drops", perfdhcp.max_drops,
+                 "stop when more than N requests, or P% of packets sent, got no reply in time");
+  app.add_option("--macs", perfdhcp.macs_path, "client MACs from this file, one per line");
+  app.add_option("--base-mac", perfdhcp.base_mac, "client i gets this MAC + i");
+  app.add_option("--option", perfdhcp.options,
+                 "CODE:TYPE:VALUE added to every request (TYPE text, hex, u8, u16, u32, ipv4); "
+                 "repeatable, e.g. 60:text:PXEClient")
+      ->allow_extra_args(false);
+  app.add_option("--prl", perfdhcp.prl, "parameter request list (option 55), e.g. 1,3,6,51");
+  app.add_option("--request-lease-time", perfdhcp.request_lease_time,
+                 "ask for this lease time (option 51), e.g. 1h");
   app.add_option("--report", settings.report_path, "write the JSON report here");
+  app.add_option("--timeline", settings.timeline_path,
+                 "write the run over time here as CSV, one line per --stats-every");
+  app.add_option("--stats-every", stats_every,
+                 "period of the timeline (default 1s); without --timeline, CSV lines on stdout");
+  app.add_option("--html", settings.html_path, "write the HTML report (charts) here");
   app.add_option("--pcap", settings.pcap_path, "write the traffic seen to this pcap file");
   try {
     app.parse(argc, argv);
@@ -137,9 +160,11 @@ int main(int argc, char** argv) {
       !set_duration(renew_minimum, settings.renew_minimum, "--renew-min") ||
       !set_duration(decline_wait, settings.decline_wait, "--decline-wait") ||
       !set_duration(step, plan.step, "--step") ||
-      !set_duration(deadline, plan.deadline, "--deadline")) {
+      !set_duration(deadline, plan.deadline, "--deadline") ||
+      !set_duration(stats_every, settings.stats_every, "--stats-every")) {
     return kExitUsage;
   }
+  settings.stats_every_given = !stats_every.empty();
   if (!block_unicast.empty()) {
     w.block_unicast = cli::parse_window(block_unicast);
     if (!w.block_unicast) {
@@ -148,19 +173,19 @@ int main(int argc, char** argv) {
     }
   }
   if (no_client_id) w.send_client_id = false;
-  if (const auto problems = cli::check_settings(settings); !problems.empty()) {
+  auto problems = cli::check_settings(settings);
+  for (auto& problem : cli::apply_perfdhcp_flags(perfdhcp, settings)) {
+    problems.push_back(std::move(problem));
+  }
+  if (!problems.empty()) {
     for (const auto& problem : problems) std::cerr << "landlord-sim: " << problem << "\n";
     return kExitUsage;
   }
   // Opened now, so that a path that cannot be written stops the run before it starts.
-  std::ofstream report_file;
-  if (!settings.report_path.empty()) {
-    report_file.open(settings.report_path, std::ios::trunc);
-    if (!report_file) {
-      std::cerr << "landlord-sim: --report: cannot write " << settings.report_path << ": "
-                << std::strerror(errno) << "\n";
-      return kExitUsage;
-    }
+  auto outputs = cli::Outputs::open(settings);
+  if (!outputs) {
+    std::cerr << "landlord-sim: " << outputs.error() << "\n";
+    return kExitUsage;
   }
   w.timing = Timing::with_retransmit_base(settings.retransmit_base, settings.renew_minimum);
   w.timing.decline_restart = settings.decline_wait;
@@ -224,7 +249,18 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("\r{}\x1b[K", line).c_str(), stdout);
     std::fflush(stdout);
   };
-  const auto progress_if_terminal = terminal ? std::function<void(double)>(progress) : nullptr;
+  std::optional<Timeline> timeline;
+  if ((*outputs)->wants_timeline()) timeline.emplace(fleet);
+  // Each period: the timeline's sample, then the terminal's line drawn again below it.
+  const auto each_period = [&](double elapsed_s) {
+    if (timeline) {
+      if (terminal && (*outputs)->timeline_on_stdout()) std::fputs("\r\x1b[K", stdout);
+      (*outputs)->write_sample(timeline->sample(elapsed_s));
+    }
+    if (terminal) progress(elapsed_s);
+  };
+  const auto periodic =
+      terminal || timeline ? std::function<void(double)>(each_period) : nullptr;
   if (loop) {
     std::fputs(fmt::format("closed loop: up to {} fresh clients if all {} steps pass; the pool "
                            "must hold them all\n",
@@ -233,21 +269,35 @@ int main(int argc, char** argv) {
                stdout);
   }
   const RealtimeResult result =
-      loop ? run_realtime(*loop, *transport, g_stop, progress_if_terminal)
-           : run_realtime(fleet, *transport, g_stop, progress_if_terminal);
+      loop ? run_realtime(*loop, *transport, g_stop, periodic, settings.stats_every)
+           : run_realtime(fleet, *transport, g_stop, periodic, settings.stats_every);
   if (terminal) std::fputs("\n", stdout);
+  // The last, shorter period too, so the series reaches the end of the run.
+  if (timeline && (timeline->samples().empty() ||
+                   result.elapsed_s > timeline->samples().back().at_s + 0.001)) {
+    (*outputs)->write_sample(timeline->sample(result.elapsed_s));
+  }
 
   const RunInfo info{transport->name(), transport->note(), w.seed,
                      result.elapsed_s,  result.cpu_s,      loop ? &*loop : nullptr,
                      transport->receive_drops()};
   std::fputs(report_text(fleet, info).c_str(), stdout);
-  if (report_file.is_open()) {
-    report_file << report_json(fleet, info);
-    report_file.close();
-    if (!report_file) {
-      std::cerr << "landlord-sim: cannot write " << settings.report_path << "\n";
-      return kExitUsage;
-    }
+  if (const StopReason reason = fleet.stop_reason(clock.now());
+      reason == StopReason::MaxExchanges || reason == StopReason::MaxDrops) {
+    std::fputs(fmt::format("stopped by --{}\n", to_string(reason)).c_str(), stdout);
   }
-  return fleet.auditor().violation_count() > 0 ? kExitViolations : 0;
+  if (auto finished = (*outputs)->finish(fleet, info, timeline ? &*timeline : nullptr); !finished) {
+    std::cerr << "landlord-sim: " << finished.error() << "\n";
+    return kExitUsage;
+  }
+  if (!settings.html_path.empty()) {
+    std::fputs(fmt::format("HTML report: {}\n", settings.html_path).c_str(), stdout);
+  }
+  if (fleet.auditor().violation_count() > 0) return kExitViolations;
+  if (fleet.stats().packets_sent > 0 && fleet.stats().packets_received == 0) {
+    std::cerr << "landlord-sim: no reply from the server to " << fleet.stats().packets_sent
+              << " packets: unreachable\n";
+    return kExitUnreachable;
+  }
+  return 0;
 }

@@ -7,6 +7,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 namespace landlord::sim::cli {
 
@@ -45,6 +47,7 @@ std::vector<std::string> check_settings(const Settings& settings) {
                                    kMaxRatePerSecond, w.arrival_rate_per_s));
   }
   positive(w.duration, "--duration");
+  positive(settings.stats_every, "--stats-every");
   if (w.stay.count() < 0) problems.push_back("--stay cannot be negative");
   positive(settings.retransmit_base, "--retransmit-base");
   positive(settings.renew_minimum, "--renew-min");
@@ -63,6 +66,110 @@ std::vector<std::string> check_settings(const Settings& settings) {
     positive(plan.deadline, "--deadline");
     if (!(plan.factor > 1 && plan.factor <= 100)) problems.push_back("--step-factor must be above 1");
     if (plan.max_steps == 0) problems.push_back("--max-steps must be at least 1");
+  }
+  return problems;
+}
+
+Expected<StopLimits, std::string> parse_max_drops(std::string_view text) {
+  StopLimits limits;
+  const auto bad = unexpected(
+      fmt::format("--max-drops wants a count or a percentage of the packets sent (10, 2.5%), not "
+                  "'{}'",
+                  text));
+  if (text.ends_with('%')) {
+    const std::string_view number = text.substr(0, text.size() - 1);
+    double percent = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (number.empty() || error != std::errc{} || end != number.data() + number.size() ||
+        !(percent >= 0 && percent <= 100)) {
+      return bad;
+    }
+    limits.max_drop_fraction = percent / 100;
+    return limits;
+  }
+  std::size_t count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return bad;
+  limits.max_drops = count;
+  return limits;
+}
+
+std::vector<std::string> apply_perfdhcp_flags(const PerfdhcpFlags& flags, Settings& settings) {
+  std::vector<std::string> problems;
+  Workload& w = settings.workload;
+  if (!flags.max_drops.empty()) {
+    const auto limits = parse_max_drops(flags.max_drops);
+    if (!limits) {
+      problems.push_back(limits.error());
+    } else {
+      w.limits.max_drops = limits->max_drops;
+      w.limits.max_drop_fraction = limits->max_drop_fraction;
+    }
+  }
+  if (!flags.macs_path.empty() && !flags.base_mac.empty()) {
+    problems.push_back("give --macs or --base-mac, not both");
+  }
+  if (!flags.macs_path.empty()) {
+    std::ifstream file(flags.macs_path);
+    std::stringstream text;
+    text << file.rdbuf();
+    if (!file) {
+      problems.push_back(fmt::format("--macs: cannot read {}", flags.macs_path));
+    } else if (auto macs = parse_mac_list(text.str()); !macs) {
+      problems.push_back(fmt::format("--macs: {}: {}", flags.macs_path, macs.error()));
+    } else {
+      w.macs = std::move(*macs);
+      if (w.macs.size() < w.clients) {
+        problems.push_back(fmt::format("--macs: {} has {} MACs for {} clients", flags.macs_path,
+                                       w.macs.size(), w.clients));
+      }
+    }
+  }
+  if (!flags.base_mac.empty()) {
+    const auto mac = HardwareAddress::parse(flags.base_mac);
+    if (!mac || mac->length() != 6) {
+      problems.push_back(
+          fmt::format("--base-mac wants a MAC (aa:bb:cc:dd:ee:ff), not '{}'", flags.base_mac));
+    } else {
+      w.base_mac = mac;
+      if (ClientMacs::counted_from(*mac).capacity() < w.clients) {
+        problems.push_back(fmt::format("--base-mac {} leaves no room for {} clients below "
+                                       "ff:ff:ff:ff:ff:ff",
+                                       flags.base_mac, w.clients));
+      }
+    }
+  }
+  for (const std::string& text : flags.options) {
+    auto option = parse_extra_option(text);
+    if (!option) {
+      problems.push_back(fmt::format("--option {}", option.error()));
+      continue;
+    }
+    const auto same_code = [&](const ExtraOption& o) { return o.code == option->code; };
+    if (std::any_of(w.request_options.extra.begin(), w.request_options.extra.end(), same_code)) {
+      problems.push_back(fmt::format("--option {}: option {} given twice", text, option->code));
+      continue;
+    }
+    w.request_options.extra.push_back(std::move(*option));
+  }
+  if (!flags.prl.empty()) {
+    auto list = parse_parameter_request_list(flags.prl);
+    if (!list)
+      problems.push_back(fmt::format("--prl {}", list.error()));
+    else
+      w.request_options.parameter_request_list = std::move(*list);
+  }
+  if (!flags.request_lease_time.empty()) {
+    const auto lease = parse_duration(flags.request_lease_time);
+    constexpr std::int64_t kLargestLeaseMs = std::int64_t{0xfffffffe} * 1000;
+    if (!lease || lease->count() < 1000 || lease->count() % 1000 != 0 ||
+        lease->count() > kLargestLeaseMs) {
+      problems.push_back(fmt::format(
+          "--request-lease-time wants whole seconds from 1s (e.g. 10m, 1h), not '{}'",
+          flags.request_lease_time));
+    } else {
+      w.request_options.lease_time_s = static_cast<std::uint32_t>(lease->count() / 1000);
+    }
   }
   return problems;
 }

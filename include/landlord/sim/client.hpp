@@ -14,6 +14,7 @@
 #include "landlord/base/ipv4.hpp"
 #include "landlord/base/time.hpp"
 #include "landlord/sim/random.hpp"
+#include "landlord/sim/request_options.hpp"
 #include "landlord/wire/message.hpp"
 
 namespace landlord::sim {
@@ -124,7 +125,9 @@ struct Output {
 
 class Client {
  public:
-  Client(ClientIdentity identity, const Timing& timing, std::uint64_t seed);
+  // `options` (shared by the fleet, outliving the client) adds to every request; nullptr: none.
+  Client(ClientIdentity identity, const Timing& timing, std::uint64_t seed,
+         const RequestOptions* options = nullptr);
 
   Output step(const Input& input, TimePoint now);
 
@@ -160,6 +163,7 @@ class Client {
   void send_decline(Output& out);
   void send_release(Output& out);
   wire::Message request_header(wire::MessageType type) const;
+  void ask_for_parameters(wire::Message& message) const;  // options 55 and 51
   Duration backoff(int attempt);
   Duration renew_wait(TimePoint now, TimePoint limit) const;
   void arm_lease_timer(TimePoint now);
@@ -167,6 +171,7 @@ class Client {
 
   ClientIdentity identity_;
   Timing timing_;
+  const RequestOptions* request_options_ = nullptr;
   Random random_;
   ClientState state_ = ClientState::Stopped;  // until Start
   std::optional<TimePoint> deadline_;

@@ -15,6 +15,7 @@
 #include "landlord/base/time.hpp"
 #include "landlord/sim/auditor.hpp"
 #include "landlord/sim/client.hpp"
+#include "landlord/sim/client_macs.hpp"
 #include "landlord/sim/histogram.hpp"
 #include "landlord/sim/random.hpp"
 
@@ -27,6 +28,16 @@ struct Window {
     return since_start >= from && since_start < from + length;
   }
 };
+
+// perfdhcp's stop conditions. A drop is a request whose reply did not come before its
+// retransmission timer (the report's `timeouts`, with `gave_up`).
+struct StopLimits {
+  std::optional<std::size_t> max_exchanges;  // completed exchanges (Stats::exchanges())
+  std::optional<std::size_t> max_drops;
+  std::optional<double> max_drop_fraction;  // of packets sent, judged from 100 packets on
+};
+enum class StopReason : std::uint8_t { Running, Duration, MaxExchanges, MaxDrops };
+std::string_view to_string(StopReason reason);
 
 struct Workload {
   std::size_t clients = 100;
@@ -42,11 +53,12 @@ struct Workload {
   bool send_client_id = true;           // option 61 = 01 + MAC
   std::uint64_t seed = 1;
   Timing timing;
+  // Client identity: MACs from a list (--macs), counted from a base (--base-mac), else seeded.
+  std::vector<HardwareAddress> macs;
+  std::optional<HardwareAddress> base_mac;
+  RequestOptions request_options;  // --option, --prl, --request-lease-time
+  StopLimits limits;               // --max-exchanges, --max-drops
 };
-
-// The deterministic MAC of client `index`: locally administered, two seed bytes, then the
-// index, so a reply's chaddr names its client without a lookup.
-HardwareAddress client_mac(std::uint64_t seed, ClientIndex index);
 
 // Where the fleet's transmissions go: a transport, or a test's scripted server.
 class Sink {
@@ -111,6 +123,9 @@ struct DoraStamps {
 class Fleet {
  public:
   Fleet(const Workload& workload, TimePoint start);
+  // Clients point at the fleet's request options: it stays where it was made.
+  Fleet(const Fleet&) = delete;
+  Fleet& operator=(const Fleet&) = delete;
 
   // More new clients: `count` of them from `from` at `rate_per_s`, after those already
   // scheduled (the closed-loop benchmark's steps). Returns the index of the first.
@@ -129,7 +144,9 @@ class Fleet {
   static std::int64_t as_ns(TimePoint now) { return unix_ms(now) * 1'000'000; }
 
   std::optional<TimePoint> next_deadline() const;
-  bool finished(TimePoint now) const { return now >= start_ + workload_.duration; }
+  bool finished(TimePoint now) const { return stop_reason(now) != StopReason::Running; }
+  // Why the run ends at `now`: its duration, or a --max-* limit reached.
+  StopReason stop_reason(TimePoint now) const;
 
   const Stats& stats() const { return stats_; }
   Stats& stats() { return stats_; }
@@ -178,6 +195,7 @@ class Fleet {
   void rearm(ClientIndex index);
 
   Workload workload_;
+  ClientMacs macs_;
   TimePoint start_;
   Random random_;       // the workload's choices, drawn in arrival order
   Random drop_random_;  // the network's losses

@@ -69,16 +69,18 @@ Expected<std::unique_ptr<Transport>, std::string> open_packet_transport(
     const std::string& interface, ArpOwner holder_of);
 
 // Runs `fleet` on `transport` in real time until its duration is over or `stop` turns true.
-// `progress` is called about once a second (for a terminal's status line).
+// `progress` is called once per `period` (the terminal's status line, the timeline).
 struct RealtimeResult {
   double elapsed_s = 0;
   double cpu_s = 0;
 };
 RealtimeResult run_realtime(Fleet& fleet, Transport& transport, const volatile bool& stop,
-                            const std::function<void(double elapsed_s)>& progress);
+                            const std::function<void(double elapsed_s)>& progress,
+                            Duration period = std::chrono::seconds(1));
 // The same for the closed-loop benchmark, until its search stops.
 RealtimeResult run_realtime(ClosedLoop& loop, Transport& transport, const volatile bool& stop,
-                            const std::function<void(double elapsed_s)>& progress);
+                            const std::function<void(double elapsed_s)>& progress,
+                            Duration period = std::chrono::seconds(1));
 
 // The time base of a real run: wall clock at start plus steady time since.
 class RunClock {

@@ -4,6 +4,7 @@
 // from a pool, and can be told to misbehave so the auditor has something to catch.
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -189,9 +190,11 @@ class ScriptedServer : public Sink {
 // Runs `fleet` (a Fleet, or a ClosedLoop driving one) against `server` in virtual time: from one
 // deadline or reply to the next.
 template <class Run>
-void run_virtual(Run& fleet, ScriptedServer& server, TimePoint start) {
+void run_virtual(Run& fleet, ScriptedServer& server, TimePoint start,
+                 const std::function<void(TimePoint)>& each_step = {}) {
   TimePoint now = start;
   for (int guard = 0; guard < 50'000'000 && !fleet.finished(now); ++guard) {
+    if (each_step) each_step(now);
     server.now = now;
     fleet.advance(now, Fleet::as_ns(now), server);
     while (auto packet = server.take_due()) fleet.receive(*packet, now, Fleet::as_ns(now), server);
