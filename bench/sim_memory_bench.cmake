@@ -1,0 +1,2 @@
+# sim_memory_bench measures the simulator's core (no sockets).
+target_link_libraries(${bench_target} PRIVATE landlord_sim)
