@@ -66,6 +66,13 @@ timeout 20 "$sim" "${server[@]}" --clients 2 --duration 2s --retransmit-base 200
 grep -q "unreachable" "$work/err" || { echo "FAIL: no server: no 'unreachable' in:"; cat "$work/err"; exit 1; }
 [[ -s $work/unreachable.json ]] || { echo "FAIL: no server: no report"; exit 1; }
 
+# The closed loop with a MAC list stops where the list ends, instead of running off its end.
+status=0
+timeout 20 "$sim" "${server[@]}" --closed-loop --rate 10 --step 1s --duration 5s \
+  --macs "$work/one-mac.txt" --report "$work/closed.json" >"$work/out" 2>"$work/err" || status=$?
+grep -q '"stopped_by": "max-clients"' "$work/closed.json" && ! grep -qE "terminate|what\(\)" "$work/err" ||
+  { echo "FAIL: closed loop with one MAC: exit $status"; cat "$work/out" "$work/err"; exit 1; }
+
 # --stats-every alone: CSV lines on stdout, one a period (0.5 s over 2 s).
 "$sim" "${server[@]}" --clients 2 --duration 2s --stats-every 500ms >"$work/out" 2>/dev/null || true
 lines=$(grep -c '^[0-9.]*,' "$work/out" || true)

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -192,6 +193,12 @@ int main(int argc, char** argv) {
   if (closed_loop) {
     plan.start_rate_per_s = w.arrival_rate_per_s;
     if (settings.clients_given || app.count("--clients") > 0) plan.max_clients = w.clients;
+    // A MAC list (or a base near the top) names only so many clients: the search stops there.
+    if (!w.macs.empty() || w.base_mac) {
+      const std::size_t names = !w.macs.empty() ? w.macs.size()
+                                                : ClientMacs::counted_from(*w.base_mac).capacity();
+      plan.max_clients = plan.max_clients == 0 ? names : std::min(plan.max_clients, names);
+    }
     w.clients = 0;  // the steps bring their own
   }
 

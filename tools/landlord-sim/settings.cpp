@@ -119,7 +119,8 @@ std::vector<std::string> apply_perfdhcp_flags(const PerfdhcpFlags& flags, Settin
       problems.push_back(fmt::format("--macs: {}: {}", flags.macs_path, macs.error()));
     } else {
       w.macs = std::move(*macs);
-      if (w.macs.size() < w.clients) {
+      // The closed loop's steps bring their own clients: main caps them to the list instead.
+      if (!settings.closed_loop && w.macs.size() < w.clients) {
         problems.push_back(fmt::format("--macs: {} has {} MACs for {} clients", flags.macs_path,
                                        w.macs.size(), w.clients));
       }
@@ -132,7 +133,7 @@ std::vector<std::string> apply_perfdhcp_flags(const PerfdhcpFlags& flags, Settin
           fmt::format("--base-mac wants a MAC (aa:bb:cc:dd:ee:ff), not '{}'", flags.base_mac));
     } else {
       w.base_mac = mac;
-      if (ClientMacs::counted_from(*mac).capacity() < w.clients) {
+      if (!settings.closed_loop && ClientMacs::counted_from(*mac).capacity() < w.clients) {
         problems.push_back(fmt::format("--base-mac {} leaves no room for {} clients below "
                                        "ff:ff:ff:ff:ff:ff",
                                        flags.base_mac, w.clients));
