@@ -36,10 +36,22 @@ endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/landlord.yaml
         DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/landlord)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/landlord.service DESTINATION ${unit_dir})
-install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
-install(FILES ${PROJECT_SOURCE_DIR}/man/landlord.yaml.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
-install(FILES ${PROJECT_SOURCE_DIR}/man/landlord-sim.1 ${PROJECT_SOURCE_DIR}/man/landlordctl.1
-        DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# Man pages are installed gzip-compressed, as Debian policy (12.1) asks: `gzip -9n`, so the
+# same page always gives the same bytes (no name, no time stamp in the header).
+find_program(LANDLORD_GZIP gzip REQUIRED)
+set(compressed_man_pages)
+foreach(page landlord.8 landlord.yaml.5 landlord-sim.1 landlordctl.1)
+  set(compressed ${PROJECT_BINARY_DIR}/man/${page}.gz)
+  add_custom_command(OUTPUT ${compressed}
+                     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+                     COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/man/${page} ${PROJECT_BINARY_DIR}/man/${page}
+                     COMMAND ${LANDLORD_GZIP} -9nf ${PROJECT_BINARY_DIR}/man/${page}
+                     DEPENDS ${PROJECT_SOURCE_DIR}/man/${page} VERBATIM)
+  list(APPEND compressed_man_pages ${compressed})
+  string(REGEX MATCH "[0-9]$" section ${page})
+  install(FILES ${compressed} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(landlord_man_pages ALL DEPENDS ${compressed_man_pages})
 install(FILES ${PROJECT_SOURCE_DIR}/completions/landlord ${PROJECT_SOURCE_DIR}/completions/landlord-sim
               ${PROJECT_SOURCE_DIR}/completions/landlordctl
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -54,8 +54,8 @@ done
 dpkg-deb -c "$deb" | awk '{print $6}' >"$scratch/files"
 for path in ./usr/sbin/landlord ./usr/bin/landlord-sim ./usr/bin/landlordctl \
   ./etc/landlord/landlord.yaml ./lib/systemd/system/landlord.service \
-  ./usr/share/man/man8/landlord.8 ./usr/share/man/man5/landlord.yaml.5 \
-  ./usr/share/man/man1/landlord-sim.1 ./usr/share/bash-completion/completions/landlordctl; do
+  ./usr/share/man/man8/landlord.8.gz ./usr/share/man/man5/landlord.yaml.5.gz \
+  ./usr/share/man/man1/landlord-sim.1.gz ./usr/share/bash-completion/completions/landlordctl; do
   grep -qxF "$path" "$scratch/files" || fail "$path is not in the package"
 done
 echo "ok: control fields and file list"

@@ -32,14 +32,32 @@ expect_file "$prefix/bin/landlord-sim" executable
 expect_file "$prefix/bin/landlordctl" executable
 expect_file /etc/landlord/landlord.yaml
 expect_file "$unit_dir/landlord.service"
-expect_file "$prefix/share/man/man8/landlord.8"
-expect_file "$prefix/share/man/man5/landlord.yaml.5"
-expect_file "$prefix/share/man/man1/landlord-sim.1"
-expect_file "$prefix/share/man/man1/landlordctl.1"
+man_pages=(man8/landlord.8 man5/landlord.yaml.5 man1/landlord-sim.1 man1/landlordctl.1)
+for page in "${man_pages[@]}"; do
+  expect_file "$prefix/share/man/$page.gz"
+done
 for tool in landlord landlord-sim landlordctl; do
   expect_file "$prefix/share/bash-completion/completions/$tool"
 done
 ((failures == 0)) || exit 1
+
+# Debian policy 12.1: man pages gzip -9n (no name, no time stamp: byte 3 FLG and bytes 4-7 MTIME
+# are zero), and man reads the installed file.
+for page in "${man_pages[@]}"; do
+  file="$root$prefix/share/man/$page.gz"
+  gzip -t "$file" || { echo "FAIL: $page.gz is not gzip"; exit 1; }
+  [[ "$(od -An -tx1 -j3 -N5 "$file" | tr -d " \n")" == 0000000000 ]] \
+    || { echo "FAIL: $page.gz carries a name or a time stamp (not gzip -n)"; exit 1; }
+  gzip -dc "$file" | gzip -9n | cmp -s - "$file" || { echo "FAIL: $page.gz is not gzip -9n"; exit 1; }
+  name="$(basename "$page")"  # landlord.yaml.5 -> LANDLORD.YAML(5)
+  heading="$(tr "[:lower:]" "[:upper:]" <<<"${name%.*}")(${name##*.})"
+  MANWIDTH=80 man -l "$file" 2>"$work/man.err" >"$work/man.out" \
+    || { echo "FAIL: man -l $page.gz: $(cat "$work/man.err")"; exit 1; }
+  head -1 "$work/man.out" | grep -qF "$heading" \
+    || { echo "FAIL: man -l $page.gz does not show $heading: $(head -1 "$work/man.out")"; exit 1; }
+  [[ ! -s "$work/man.err" ]] || { echo "FAIL: man -l $page.gz warns: $(cat "$work/man.err")"; exit 1; }
+done
+echo "ok: man pages gzip -9n, readable with man -l"
 
 "$root$prefix/sbin/landlord" --version
 "$root$prefix/sbin/landlord" --check --config "$root/etc/landlord/landlord.yaml"

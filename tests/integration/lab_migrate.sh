@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Switching from dnsmasq or ISC dhcpd (issue #11), with real clients: in the namespace lab the
-# real server (Debian's dnsmasq or isc-dhcp-server) leases addresses to two dhclients; it is
-# stopped; `landlord import --from dnsmasq|dhcpd` writes its lease file into landlord's store;
-# landlord starts on the same link and address, and each client renews by unicast at its T1
-# (the old server's) and is ACKed the address it had: the same clients keep their addresses.
-# Usage: lab_migrate.sh dnsmasq|dhcpd LANDLORD   (exit 77 = skipped)
+# Switching from dnsmasq, ISC dhcpd or Kea (issue #11), with real clients: in the namespace lab
+# the real server (Debian's dnsmasq, isc-dhcp-server or kea-dhcp4-server) leases addresses to
+# two dhclients; it is stopped; `landlord import --from dnsmasq|dhcpd|kea-csv` writes its lease
+# file into landlord's store; landlord starts on the same link and address, and each client
+# renews by unicast at its T1 (the old server's) and is ACKed the address it had: the same
+# clients keep their addresses.
+# Usage: lab_migrate.sh dnsmasq|dhcpd|kea-csv LANDLORD   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
-lease_s=60  # T1 30 s for dhcpd; dnsmasq's shortest is 2 minutes (T1 60 s)
+lease_s=60  # T1 30 s for dhcpd and Kea; dnsmasq's shortest is 2 minutes (T1 60 s)
 
 start_old_server() {
   case "$from" in
@@ -29,6 +30,21 @@ CONF
       touch "$LAB_DIR/old.leases"
       ip netns exec "$LAB_NS_SERVER" dhcpd -4 -f -d -cf "$LAB_DIR/dhcpd.conf" \
         -lf "$LAB_DIR/old.leases" -pf "$LAB_DIR/old.pid" ll-srv0 >"$LAB_DIR/old.log" 2>&1 &
+      ;;
+    kea-csv)
+      cat >"$LAB_DIR/kea.json" <<JSON
+{ "Dhcp4": {
+  "interfaces-config": { "interfaces": ["ll-srv0"], "dhcp-socket-type": "raw" },
+  "lease-database": { "type": "memfile", "persist": true, "name": "$LAB_DIR/old.leases", "lfc-interval": 0 },
+  "valid-lifetime": $lease_s, "renew-timer": $((lease_s / 2)), "rebind-timer": $((lease_s * 7 / 8)),
+  "authoritative": true,
+  "subnet4": [ { "id": 1, "subnet": "198.18.0.0/24", "pools": [ { "pool": "198.18.0.100 - 198.18.0.199" } ],
+                 "option-data": [ { "name": "routers", "data": "198.18.0.1" } ] } ],
+  "loggers": [ { "name": "kea-dhcp4", "severity": "INFO", "output_options": [ { "output": "$LAB_DIR/old.log" } ] } ]
+} }
+JSON
+      KEA_PIDFILE_DIR="$LAB_DIR" KEA_LOCKFILE_DIR="$LAB_DIR" \
+        ip netns exec "$LAB_NS_SERVER" "$kea" -c "$LAB_DIR/kea.json" >"$LAB_DIR/old.out" 2>&1 &
       ;;
   esac
   old_pid=$!
@@ -73,17 +89,19 @@ inside() {
 }
 
 if [[ "${1:-}" == inside ]]; then
-  from="$LAB_MIGRATE_FROM" landlord="$LANDLORD_BIN"
+  from="$LAB_MIGRATE_FROM" landlord="$LANDLORD_BIN" kea="$KEA_DHCP4"
   inside
   exit 0
 fi
-from="${1:?usage: lab_migrate.sh dnsmasq|dhcpd LANDLORD}"
-landlord="${2:?usage: lab_migrate.sh dnsmasq|dhcpd LANDLORD}"
+from="${1:?usage: lab_migrate.sh dnsmasq|dhcpd|kea-csv LANDLORD}"
+landlord="${2:?usage: lab_migrate.sh dnsmasq|dhcpd|kea-csv LANDLORD}"
+kea=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
 case "$from" in
   dnsmasq) command -v dnsmasq >/dev/null || skip "dnsmasq is not installed (tools/install-deps)" ;;
   dhcpd) command -v dhcpd >/dev/null || skip "dhcpd is not installed (tools/install-deps)" ;;
-  *) echo "usage: lab_migrate.sh dnsmasq|dhcpd LANDLORD"; exit 2 ;;
+  kea-csv) [[ -x $kea ]] || skip "kea-dhcp4 is not installed at $kea (tools/install-deps)" ;;
+  *) echo "usage: lab_migrate.sh dnsmasq|dhcpd|kea-csv LANDLORD"; exit 2 ;;
 esac
 LANDLORD_BIN="$(realpath "$landlord")"
-export LANDLORD_BIN LAB_MIGRATE_FROM="$from"
+export LANDLORD_BIN LAB_MIGRATE_FROM="$from" KEA_DHCP4="$kea"
 lab_main "$landlord" "$(lab_config)" --no-server --clients 2
