@@ -27,6 +27,7 @@
 #include <algorithm>
 
 #include "adaptive_lease.hpp"
+#include "landlord/engine/load_balance.hpp"
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/lease_table.hpp"
 #include "classes.hpp"
@@ -70,6 +71,7 @@ struct Engine::State {
   lease::LeaseTable table;
   lease::Allocator allocator;
   Counters counters;
+  std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
 
   explicit State(const config::Config& initial) : config(initial) { rebuild_allocator(); }
 
@@ -217,7 +219,13 @@ struct Engine::State {
     const auto& scopes = view.subnet->pool_scopes;
     const bool restricted = std::any_of(scopes.begin(), scopes.end(),
                                         [](const config::PoolScope& scope) { return scope.classes != 0; });
-    if (!restricted) return allocator.pick(view.id());
+    if (!restricted) {
+      // Peers sharing the store take addresses from their own segment of each pool first, so
+      // two of them do not offer one address at the same moment (the store would refuse one
+      // grant: a NAK and a retry).
+      if (share) return allocator.pick_share(view.id(), {share->index, share->count});
+      return allocator.pick(view.id());
+    }
     const std::uint64_t member_of = classes_of(message);
     return allocator.pick_where(view.id(), [&](Ipv4 pool_first) {
       return pool_serves(pool_scope(view, pool_first), member_of);
@@ -434,6 +442,10 @@ struct Engine::State {
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                    TimePoint now) {
     ++counters.discovers;
+    if (share && !answers_discover(message, *share, config.peers.answer_all_after)) {
+      ++counters.left_to_peers;
+      return ignore("DISCOVER in a peer's hash buckets (peers.servers)");
+    }
     const ClientKey client = message.client_key();
     const auto address = allocate(view, message, client);
     if (!address) {
@@ -875,6 +887,7 @@ struct Engine::State {
   void reconfigure(const config::Config& next) {
     config = next;
     topology = Topology{config};
+    share = peer_share(config);
     rebuild_allocator();
   }
 };

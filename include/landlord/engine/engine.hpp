@@ -124,7 +124,8 @@ struct Counters {
                 fenced = 0,   // records the store refused for a stale token (refused())
                 learned = 0,  // records from a shared store's feed that changed memory (observe())
                 shortened_leases = 0,  // new leases granted a pool's shorter adaptive lease time
-                conflicts = 0;         // offered addresses found in use by offer-ping
+                conflicts = 0,         // offered addresses found in use by offer-ping
+                left_to_peers = 0;     // DISCOVERs in a peer's hash buckets, not answered (peers)
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
