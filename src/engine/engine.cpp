@@ -19,8 +19,9 @@
 // which comes back if the client never asks for the address. Only an ACK writes a record.
 //
 // Fencing: a record naming a client other than the address's last holder (a grant, a decline
-// of an offer, the end of a decline hold) takes the last record's token plus one; the same
-// client keeps it. Records are replaced, never removed, so the last token of each address
+// of an offer, the end of a decline hold) takes the last record's token plus one, and so does
+// the rebind at T2 of the client's own lease (a new serving server: a new grant epoch); the same
+// client otherwise keeps it. Records are replaced, never removed, so the last token of each address
 // survives the end of its lease and a restart.
 #include "landlord/engine/engine.hpp"
 
@@ -394,6 +395,10 @@ struct Engine::State {
     lease.fencing_token = token_after(current != std::nullopt && current->state == LeaseState::Offered
                                           ? last_lease(address, client)
                                           : current);
+    // A rebind at T2 is a change of serving server (the client's own did not answer its
+    // renewals): a new grant epoch. Whatever the server it left still writes with the old token
+    // is then refused by the token alone, its late renewals included.
+    if (extension == lease::Extension::Rebinding && own_lease) ++lease.fencing_token;
     put(lease);
     switch (kind) {
       case EventKind::Renew:
