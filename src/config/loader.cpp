@@ -36,6 +36,7 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   config.control = detail::read_control(reader, top.find("control"));
   config.events = detail::read_events(reader, top.find("events"));
   config.log = detail::read_log(reader, top.find("log"));
+  config.peers = detail::read_peers(reader, top.find("peers"), config.server, config.store);
 
   const auto lease = detail::read_lease(reader, top.find("lease"), start, LeaseTimes{});
   detail::check_lease(reader, lease, "");

@@ -64,6 +64,9 @@ StoreSection read_store(Reader& reader, const Field* field);
 ControlSection read_control(Reader& reader, const Field* field);
 EventsSection read_events(Reader& reader, const Field* field);
 LogSection read_log(Reader& reader, const Field* field);
+// `peers:` (peers.cpp), checked against the server's id and the store it shares.
+PeersSection read_peers(Reader& reader, const Field* field, const ServerSection& server,
+                        const StoreSection& store);
 
 // An interface name as the kernel takes it: 1-15 bytes, no '/', ':' or whitespace.
 bool is_interface_name(std::string_view name);

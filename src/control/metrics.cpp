@@ -138,6 +138,9 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.single("landlord_offer_ping_conflicts_total", "counter",
              "Addresses about to be offered that answered an ICMP echo (offer-ping): declined, not offered.",
              static_cast<double>(engine.conflicts));
+  out.single("landlord_discovers_left_to_peers_total", "counter",
+             "DISCOVERs not answered: in another peer's RFC 3074 hash buckets (peers.servers).",
+             static_cast<double>(engine.left_to_peers));
   out.single("landlord_offer_ping_skipped_total", "counter",
              "OFFERs sent without their offer-ping: too many probes at once, or the echo could not be sent.",
              static_cast<double>(counters.offer_ping_skipped));

@@ -19,14 +19,16 @@
 // which comes back if the client never asks for the address. Only an ACK writes a record.
 //
 // Fencing: a record naming a client other than the address's last holder (a grant, a decline
-// of an offer, the end of a decline hold) takes the last record's token plus one; the same
-// client keeps it. Records are replaced, never removed, so the last token of each address
+// of an offer, the end of a decline hold) takes the last record's token plus one, and so does
+// the rebind at T2 of the client's own lease (a new serving server: a new grant epoch); the same
+// client otherwise keeps it. Records are replaced, never removed, so the last token of each address
 // survives the end of its lease and a restart.
 #include "landlord/engine/engine.hpp"
 
 #include <algorithm>
 
 #include "adaptive_lease.hpp"
+#include "landlord/engine/load_balance.hpp"
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/lease_table.hpp"
 #include "classes.hpp"
@@ -70,6 +72,7 @@ struct Engine::State {
   lease::LeaseTable table;
   lease::Allocator allocator;
   Counters counters;
+  std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
 
   explicit State(const config::Config& initial) : config(initial) { rebuild_allocator(); }
 
@@ -217,7 +220,13 @@ struct Engine::State {
     const auto& scopes = view.subnet->pool_scopes;
     const bool restricted = std::any_of(scopes.begin(), scopes.end(),
                                         [](const config::PoolScope& scope) { return scope.classes != 0; });
-    if (!restricted) return allocator.pick(view.id());
+    if (!restricted) {
+      // Peers sharing the store take addresses from their own segment of each pool first, so
+      // two of them do not offer one address at the same moment (the store would refuse one
+      // grant: a NAK and a retry).
+      if (share) return allocator.pick_share(view.id(), {share->index, share->count});
+      return allocator.pick(view.id());
+    }
     const std::uint64_t member_of = classes_of(message);
     return allocator.pick_where(view.id(), [&](Ipv4 pool_first) {
       return pool_serves(pool_scope(view, pool_first), member_of);
@@ -386,6 +395,10 @@ struct Engine::State {
     lease.fencing_token = token_after(current != std::nullopt && current->state == LeaseState::Offered
                                           ? last_lease(address, client)
                                           : current);
+    // A rebind at T2 is a change of serving server (the client's own did not answer its
+    // renewals): a new grant epoch. Whatever the server it left still writes with the old token
+    // is then refused by the token alone, its late renewals included.
+    if (extension == lease::Extension::Rebinding && own_lease) ++lease.fencing_token;
     put(lease);
     switch (kind) {
       case EventKind::Renew:
@@ -434,6 +447,10 @@ struct Engine::State {
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                    TimePoint now) {
     ++counters.discovers;
+    if (share && !answers_discover(message, *share, config.peers.answer_all_after)) {
+      ++counters.left_to_peers;
+      return ignore("DISCOVER in a peer's hash buckets (peers.servers)");
+    }
     const ClientKey client = message.client_key();
     const auto address = allocate(view, message, client);
     if (!address) {
@@ -875,6 +892,7 @@ struct Engine::State {
   void reconfigure(const config::Config& next) {
     config = next;
     topology = Topology{config};
+    share = peer_share(config);
     rebuild_allocator();
   }
 };

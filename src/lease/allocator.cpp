@@ -170,6 +170,34 @@ std::optional<Ipv4> Allocator::pick_where(std::uint32_t subnet_id,
   return std::nullopt;
 }
 
+std::optional<Ipv4> Allocator::pick_share(std::uint32_t subnet_id, Share share) const {
+  LANDLORD_ASSERT(share.count > 0 && share.index < share.count);
+  const auto subnet = subnets_.find(subnet_id);
+  if (subnet == subnets_.end()) return std::nullopt;
+  // Segment bounds of a pool of `size` addresses: [size * index / count, size * (index+1) / count).
+  const auto segment_start = [&](std::uint64_t size, std::uint64_t index) {
+    return static_cast<std::uint32_t>(size * index / share.count);
+  };
+  for (const std::size_t index : subnet->second.pools) {
+    const Pool& pool = pools_[index];
+    const std::uint64_t size = pool.clean.capacity();
+    const auto found = pool.clean.lowest_from(segment_start(size, share.index));
+    if (found && *found < segment_start(size, share.index + 1)) return Ipv4{pool.first.to_uint() + *found};
+  }
+  std::size_t scanned = 0;
+  for (const auto& [ended_at, address] : subnet->second.affinity) {
+    if (++scanned > kShareAffinityScan) break;
+    const Pool* pool = pool_of(Ipv4{address});
+    if (pool == nullptr) continue;
+    const std::uint64_t offset = address - pool->first.to_uint();
+    const std::uint64_t size = pool->clean.capacity();
+    if (offset >= segment_start(size, share.index) && offset < segment_start(size, share.index + 1)) {
+      return Ipv4{address};
+    }
+  }
+  return pick(subnet_id);
+}
+
 Allocator::Usage Allocator::usage(std::uint32_t subnet_id) const {
   Usage usage;
   const auto subnet = subnets_.find(subnet_id);

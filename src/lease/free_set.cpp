@@ -75,6 +75,34 @@ std::optional<std::uint32_t> FreeSet::lowest() const {
   return static_cast<std::uint32_t>(index);
 }
 
+std::optional<std::uint32_t> FreeSet::lowest_from(std::uint32_t from) const {
+  if (from >= size_ || count_ == 0) return std::nullopt;
+  // Up: at each level, a set bit at or after `index` in its word; none, then the next word,
+  // which is bit `word + 1` of the level above.
+  std::uint64_t index = from;
+  std::size_t level = 0;
+  for (;; ++level) {
+    if (level == levels_.size()) return std::nullopt;
+    const std::vector<std::uint64_t>& bits = levels_[level];
+    const std::uint64_t word = index / 64;
+    if (word >= bits.size()) return std::nullopt;
+    const std::uint64_t at_or_after = bits[word] & (~std::uint64_t{0} << (index % 64));
+    if (at_or_after != 0) {
+      index = word * 64 + static_cast<std::uint64_t>(std::countr_zero(at_or_after));
+      break;
+    }
+    index = word + 1;
+  }
+  // Down: the lowest member under the set bit found.
+  while (level > 0) {
+    --level;
+    const std::uint64_t word = levels_[level][index];
+    LANDLORD_ASSERT(word != 0);
+    index = index * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
+  }
+  return static_cast<std::uint32_t>(index);
+}
+
 std::size_t FreeSet::memory_bytes() const {
   std::size_t bytes = 0;
   for (const auto& level : levels_) bytes += level.capacity() * sizeof(std::uint64_t);

@@ -409,9 +409,14 @@ void Client::send_discover(TimePoint now, bool retransmission, Output& out) {
   if (!retransmission) {
     xid_ = random_.next_u32();
     attempt_ = 0;
+    discovery_started_ = now;
     if (state_ != ClientState::Selecting) become(ClientState::Selecting);
   }
   wire::Message message = request_header(wire::MessageType::Discover);
+  // §2 `secs`: seconds since the client began acquiring an address, as real clients fill it:
+  // peers answer a DISCOVER outside their hash buckets once it is old enough (config peers).
+  const auto waited_s = std::chrono::duration_cast<std::chrono::seconds>(now - discovery_started_).count();
+  message.secs = static_cast<std::uint16_t>(std::clamp<std::int64_t>(waited_s, 0, 0xffff));
   ask_for_parameters(message);
   ++attempt_;
   last_sent_ = now;

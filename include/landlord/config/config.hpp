@@ -179,6 +179,18 @@ struct EventsSection {
   std::optional<std::string> exec;
 };
 
+// Landlord servers that share one store and serve the same clients (docs/lease-store.md): they
+// split new clients by the RFC 3074 hash of the client identifier (or chaddr), each answering
+// the DISCOVERs of its own hash buckets, and each allocates from its own segment of every pool
+// first. Every server answers a REQUEST, a renewal or a rebind for a lease it finds in the store.
+struct PeersSection {
+  std::vector<Ipv4> servers;  // every peer's server-id, the same list in the same order on each
+  // A DISCOVER whose `secs` (time the client has been trying) reaches this is answered whatever
+  // its bucket: the peer that owns it may be down (ISC dhcpd's "load balance max seconds").
+  Duration answer_all_after = std::chrono::seconds{3};
+  bool enabled() const { return !servers.empty(); }
+};
+
 // The log levels, by the names spdlog reads: `log.level` and `landlord --log-level` take
 // exactly these.
 inline constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
@@ -197,6 +209,7 @@ struct Config {
   std::vector<Subnet> subnets;
   ControlSection control;
   EventsSection events;
+  PeersSection peers;
   LogSection log;
 };
 

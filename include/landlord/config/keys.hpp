@@ -12,7 +12,8 @@ namespace landlord::config::keys {
 using KeyList = std::span<const std::string_view>;
 
 inline constexpr std::string_view kTopLevel[] = {"server",  "store",   "lease",  "options", "classes",
-                                                 "subnets", "control", "events", "log"};
+                                                 "subnets", "control", "events", "peers",
+                                                 "log"};
 inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-id",
                                                "authoritative", "user"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
@@ -42,6 +43,7 @@ inline constexpr std::string_view kClassMatch[] = {
 inline constexpr std::string_view kControl[] = {"socket", "listen", "token-file"};
 inline constexpr std::string_view kEvents[] = {"exec"};
 inline constexpr std::string_view kLog[] = {"level"};
+inline constexpr std::string_view kPeers[] = {"servers", "answer-all-after"};
 
 // One map of the file: its place ("subnets[].lease"; "" for the top level) and its keys.
 struct Map {
@@ -74,6 +76,7 @@ inline constexpr Map kMaps[] = {
     {"subnets[].reservations[].options.custom[]", kCustomOption},
     {"control", kControl},
     {"events", kEvents},
+    {"peers", kPeers},
     {"log", kLog},
 };
 

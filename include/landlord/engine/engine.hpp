@@ -124,7 +124,8 @@ struct Counters {
                 fenced = 0,   // records the store refused for a stale token (refused())
                 learned = 0,  // records from a shared store's feed that changed memory (observe())
                 shortened_leases = 0,  // new leases granted a pool's shorter adaptive lease time
-                conflicts = 0;         // offered addresses found in use by offer-ping
+                conflicts = 0,         // offered addresses found in use by offer-ping
+                left_to_peers = 0;     // DISCOVERs in a peer's hash buckets, not answered (peers)
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
@@ -138,10 +139,10 @@ struct Counters {
 // - A lease keeps its absolute expiry across restore(); one already past it is expired, and
 //   counted, by the first reclaim().
 // - Fencing tokens: +1 whenever a persisted record names a different client than the last one
-//   for its address (a grant to someone new, a decline of an offer over another's record, the
-//   end of a decline hold, which leaves the address to nobody); kept on extension, expiry,
-//   release and when the same client comes back; never lower after restore(). So every
-//   mutation passes the store's rule: a higher token, or the same token from the same client.
+//   for its address (a grant to someone new, a decline of an offer, the end of a decline hold),
+//   and when a REBINDING client's lease is extended (T2: a new server, a new grant epoch, which
+//   fences the old one's writes); kept on renewal, expiry, release, a returning client; never
+//   lower after restore(). So every mutation passes the store's rule (higher, or same + client).
 class Engine {
  public:
   explicit Engine(const config::Config& config);

@@ -70,6 +70,18 @@ class Allocator {
   std::optional<Ipv4> pick_where(std::uint32_t subnet_id,
                                  const std::function<bool(Ipv4 pool_first)>& allowed) const;
 
+  // One server's part of every pool when peers share a store (engine/load_balance.hpp): segment
+  // `index` of `count` equal segments of each pool.
+  struct Share {
+    std::uint32_t index = 0, count = 1;
+  };
+  // Like pick(), but from the share's segments first: the lowest clean address of the segment of
+  // each pool, then the oldest affinity address in a segment (among the kShareAffinityScan
+  // oldest), then whatever pick() gives. So peers allocating from one store do not offer the
+  // same address at the same moment while their segments last.
+  std::optional<Ipv4> pick_share(std::uint32_t subnet_id, Share share) const;
+  static constexpr std::size_t kShareAffinityScan = 64;
+
   struct Usage {
     std::uint64_t total = 0, clean = 0, affinity = 0;
   };

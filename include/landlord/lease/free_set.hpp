@@ -21,6 +21,8 @@ class FreeSet {
   void insert(std::uint32_t member);
   void erase(std::uint32_t member);
   std::optional<std::uint32_t> lowest() const;
+  // The lowest member >= `from`: one word per level up to where the next member is, and down.
+  std::optional<std::uint32_t> lowest_from(std::uint32_t from) const;
   std::size_t memory_bytes() const;
 
  private:

@@ -178,6 +178,7 @@ class Client {
   std::uint32_t xid_ = 0;
   int attempt_ = 0;        // transmissions of the current request
   TimePoint last_sent_{};  // of the current exchange's latest transmission
+  TimePoint discovery_started_{};  // the first DISCOVER of this acquisition: its `secs` count from here
   Ipv4 offered_;           // SELECTING -> REQUESTING
   Ipv4 offer_server_;
   Ipv4 address_;  // the lease (or the remembered address in INIT-REBOOT)

@@ -81,6 +81,22 @@ subnets: [{subnet: 198.18.0.0/24}]
 )",
      {"t.yaml:1:8: store type postgresql needs 'url' (a libpq connection URI)",
       "t.yaml:1:42: 'sync-interval' must be between 10ms and 10s"}},
+    {"PeersNeedTheServersIdAndASharedStore",
+     R"(peers: {servers: [198.18.0.1, 198.18.0.2, 198.18.0.1], answer-all-after: 1500ms}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:8: 'peers' needs 'server.server-id': this server's place in 'servers'",
+      "t.yaml:1:8: 'peers' needs a store the peers share ('store.type: postgresql'), not sqlite",
+      "t.yaml:1:43: 'servers': 198.18.0.1 is listed twice",
+      "t.yaml:1:74: 'answer-all-after' must be whole seconds from 0s to 65535s (the 'secs' field)"}},
+    {"PeersMustListThisServer",
+     R"(server: {server-id: 198.18.0.3}
+store: {type: postgresql, url: "postgresql:///landlord"}
+peers: {servers: [198.18.0.1]}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:3:8: 'peers.servers' does not list this server's server-id 198.18.0.3",
+      "t.yaml:3:18: 'servers' lists one server; peers need at least two"}},
     {"PoolsMustStayInsideTheirSubnet",
      R"(subnets:
   - subnet: 198.18.0.0/24
@@ -406,7 +422,7 @@ TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error()[0].to_string(),
             "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, classes, "
-            "subnets, control, events, log");
+            "subnets, control, events, peers, log");
 }
 
 TEST(ConfigErrorsAtPlaces, AGlobalTimerConflictIsReportedOnceNotPerSubnet) {

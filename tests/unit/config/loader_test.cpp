@@ -419,6 +419,21 @@ store:
   EXPECT_STREQ(to_string(config.store.type), "postgresql");
 }
 
+TEST(Loader, ReadsPeersThatSplitClients) {
+  const Config config = load_ok(R"(subnets: [{subnet: 198.18.0.0/24}]
+server: {server-id: 198.18.0.2}
+store: {type: postgresql, url: "postgresql:///landlord"}
+peers:
+  servers: [198.18.0.1, 198.18.0.2]
+  answer-all-after: 5s
+)");
+  ASSERT_EQ(config.peers.servers.size(), 2u);
+  EXPECT_EQ(config.peers.servers[1], (Ipv4{198, 18, 0, 2}));
+  EXPECT_EQ(config.peers.answer_all_after, 5s);
+  EXPECT_TRUE(config.peers.enabled());
+  EXPECT_FALSE(load_ok("subnets: [{subnet: 198.18.0.0/24}]\n").peers.enabled());
+}
+
 TEST(Loader, AnEmptyControlSectionTurnsTheSocketOn) {
   const Config config = load_ok("subnets: [{subnet: 198.18.0.0/24}]\ncontrol: {}\n");
   EXPECT_TRUE(config.control.enabled);

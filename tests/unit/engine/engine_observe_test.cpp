@@ -44,7 +44,7 @@ TEST(Observe, ARebindingClientOfAnotherServerIsExtendedFromTheLearnedLease) {
   ASSERT_EQ(reply_type(ack), MessageType::Ack);
   ASSERT_EQ(ack.mutations.size(), 1u);
   EXPECT_EQ(ack.mutations[0].client, key(9));
-  EXPECT_EQ(ack.mutations[0].fencing_token, 1u);  // the same grant, a later start
+  EXPECT_EQ(ack.mutations[0].fencing_token, 2u);  // the takeover: a new grant epoch
   EXPECT_EQ(ack.mutations[0].granted_at, harness.now);
   EXPECT_EQ(ack.mutations[0].last_extension, lease::Extension::Rebinding);
 }

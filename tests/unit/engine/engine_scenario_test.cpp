@@ -35,7 +35,7 @@ TEST(Scenario, DoraGrantsTheFirstPoolAddressAndWritesOneRecord) {
   EXPECT_EQ(counters.grants, 1u);
 }
 
-TEST(Scenario, RenewAtT1ThenRebindAtT2KeepTheLeaseAndItsToken) {
+TEST(Scenario, RenewAtT1KeepsTheTokenAndRebindAtT2TakesANewOne) {
   Harness harness;
   const Ipv4 address = harness.dora(1);
   harness.advance(30min);
@@ -50,7 +50,11 @@ TEST(Scenario, RenewAtT1ThenRebindAtT2KeepTheLeaseAndItsToken) {
   const Outcome rebound = harness.rebind(1, address);
   ASSERT_EQ(reply_type(rebound), MessageType::Ack);
   EXPECT_EQ(rebound.reply->route, Route::Ciaddr);
-  EXPECT_EQ(rebound.mutations.at(0).fencing_token, 1u);
+  EXPECT_EQ(rebound.mutations.at(0).fencing_token, 2u);  // T2: a new grant epoch
+  harness.advance(30min);
+  const Outcome renewed_again = harness.renew(1, address);
+  ASSERT_EQ(reply_type(renewed_again), MessageType::Ack);
+  EXPECT_EQ(renewed_again.mutations.at(0).fencing_token, 2u);
   EXPECT_EQ(harness.engine.find(address)->phase(harness.now), lease::Phase::Bound);
 }
 

@@ -53,6 +53,25 @@ TEST(Allocator, AffinityAddressesGoOnlyWhenNoCleanOneIsLeftOldestFirst) {
   EXPECT_EQ(usage.affinity, 1u);
 }
 
+TEST(Allocator, PeersPickFromTheirOwnSegmentOfEachPoolFirst) {
+  Allocator allocator;
+  allocator.add_pool(1, address(100), address(109));  // segments of 2: 100-104 and 105-109
+  EXPECT_EQ(allocator.pick_share(1, {0, 2}), address(100));
+  EXPECT_EQ(allocator.pick_share(1, {1, 2}), address(105));
+  EXPECT_EQ(allocator.pick_share(1, {2, 3}), address(106)) << "segment 2 of 3: 106-109";
+  for (std::uint8_t last = 105; last <= 109; ++last) allocator.move(address(last), kClean, kTaken);
+  EXPECT_EQ(allocator.pick_share(1, {1, 2}), address(100)) << "own segment used up: any clean address";
+  // Affinity: the oldest in the own segment before an older one of the peer's.
+  for (std::uint8_t last = 100; last <= 104; ++last) allocator.move(address(last), kClean, kTaken);
+  allocator.move(address(101), kTaken, affinity(100));
+  allocator.move(address(107), kTaken, affinity(200));
+  EXPECT_EQ(allocator.pick_share(1, {1, 2}), address(107));
+  EXPECT_EQ(allocator.pick_share(1, {0, 2}), address(101));
+  allocator.move(address(101), affinity(100), kTaken);
+  EXPECT_EQ(allocator.pick_share(1, {0, 2}), address(107)) << "own segment full: the oldest of all";
+  EXPECT_EQ(allocator.pick_share(9, {0, 2}), std::nullopt);
+}
+
 TEST(Allocator, UsageIsCountedPerPoolInConfigOrder) {
   Allocator allocator;
   allocator.add_pool(1, address(200), address(203));  // given first, higher addresses

@@ -61,5 +61,38 @@ TEST(FreeSet, AgreesWithStdSetUnderRandomChurn) {
   }
 }
 
+TEST(FreeSet, LowestFromFindsTheNextMemberAcrossWordsAndLevels) {
+  FreeSet set(1u << 24, false);
+  EXPECT_EQ(set.lowest_from(0), std::nullopt);
+  set.insert(5);
+  set.insert(16'000'123);
+  EXPECT_EQ(set.lowest_from(0), 5u);
+  EXPECT_EQ(set.lowest_from(5), 5u);
+  EXPECT_EQ(set.lowest_from(6), 16'000'123u);  // past empty words on every level
+  EXPECT_EQ(set.lowest_from(16'000'124), std::nullopt);
+  EXPECT_EQ(set.lowest_from(1u << 24), std::nullopt);
+}
+
+TEST(FreeSet, LowestFromAgreesWithStdSetUnderRandomChurn) {
+  std::mt19937 random(11);
+  FreeSet set(70'000, false);
+  std::set<std::uint32_t> model;
+  for (int step = 0; step < 20'000; ++step) {
+    const std::uint32_t member = random() % 70'000;
+    if (random() % 3 != 0) {
+      set.insert(member);
+      model.insert(member);
+    } else {
+      set.erase(member);
+      model.erase(member);
+    }
+    const std::uint32_t from = random() % 70'000;
+    const auto expected = model.lower_bound(from);
+    ASSERT_EQ(set.lowest_from(from),
+              expected == model.end() ? std::nullopt : std::optional(*expected))
+        << "from " << from;
+  }
+}
+
 }  // namespace
 }  // namespace landlord::lease

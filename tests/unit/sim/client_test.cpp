@@ -324,6 +324,23 @@ TEST(Retransmission, ExponentialBackoffWithJitter) {
   }
 }
 
+// §2: `secs` counts from the first DISCOVER of the acquisition, as real clients fill it (peers
+// answer a DISCOVER outside their hash buckets once it is old enough).
+TEST(Retransmission, SecsCountsFromTheFirstDiscover) {
+  Harness h;
+  h.to_selecting();
+  ASSERT_TRUE(h.out.transmission);
+  EXPECT_EQ(h.out.transmission->message.secs, 0);
+  const TimePoint started = h.now;
+  for (int retransmission = 0; retransmission < 3; ++retransmission) {
+    h.tick_at(*h.client.next_deadline());
+    ASSERT_TRUE(h.out.transmission);
+    const auto waited_s = std::chrono::duration_cast<std::chrono::seconds>(h.now - started).count();
+    EXPECT_GT(waited_s, 0);
+    EXPECT_EQ(h.out.transmission->message.secs, waited_s);
+  }
+}
+
 TEST(Retransmission, BaseScalesTheWholeSchedule) {
   const Timing timing = Timing::with_retransmit_base(500ms, 60s);
   EXPECT_EQ(timing.retransmit_max, 8s);

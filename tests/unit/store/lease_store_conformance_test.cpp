@@ -327,6 +327,44 @@ TEST_P(LeaseStoreConformance, OlderWriteOfTheSameGrantIsRefused) {
   EXPECT_EQ(commit_ok({expiry}), std::vector{WriteResult::Written});
 }
 
+TEST_P(LeaseStoreConformance, TakeoverTokenFencesTheOldServersLaterWrites) {
+  // Server A granted the lease (token 5) and was paused; the client rebound at T2 to server B,
+  // which wrote the takeover as a new grant epoch (token 6, Engine: a rebind takes a new token).
+  auto granted = bound_lease(1, 5);
+  commit_ok({granted});
+  auto taken_over = granted;
+  taken_over.granted_at += std::chrono::minutes{53};
+  taken_over.last_extension = lease::Extension::Rebinding;
+  taken_over.fencing_token = 6;
+  EXPECT_EQ(commit_ok({taken_over}), std::vector{WriteResult::Written});
+  // A wakes: a RENEW it had queued, answered from its old view, starts later than the takeover,
+  // but carries the old epoch's token: refused, so A never ACKs it. (With the same token the
+  // store would take it: same client, not older.)
+  auto late_renewal = granted;
+  late_renewal.granted_at = taken_over.granted_at + std::chrono::seconds{20};
+  late_renewal.last_extension = lease::Extension::Renewing;
+  auto late_expiry = granted;
+  late_expiry.state = LeaseState::Expired;
+  EXPECT_EQ(commit_ok({late_renewal, late_expiry}),
+            (std::vector{WriteResult::StaleToken, WriteResult::StaleToken}));
+  EXPECT_TRUE(same_lease(taken_over, only_record()));
+  // B's own renewal in the new epoch is written.
+  auto renewed = taken_over;
+  renewed.granted_at += std::chrono::minutes{30};
+  renewed.last_extension = lease::Extension::Renewing;
+  EXPECT_EQ(commit_ok({renewed}), std::vector{WriteResult::Written});
+  // Had the takeover kept the old token, the same late renewal would have been written: the
+  // token is what fences it.
+  auto kept = bound_lease(3, 5);
+  commit_ok({kept});
+  auto kept_takeover = kept;
+  kept_takeover.granted_at += std::chrono::minutes{53};
+  commit_ok({kept_takeover});
+  auto kept_late = kept;
+  kept_late.granted_at = kept_takeover.granted_at + std::chrono::seconds{20};
+  EXPECT_EQ(commit_ok({kept_late}), std::vector{WriteResult::Written});
+}
+
 TEST_P(LeaseStoreConformance, BatchReportsEachRecordInOrder) {
   commit_ok({bound_lease(2, 9)});
   auto stale = bound_lease(2, 3);

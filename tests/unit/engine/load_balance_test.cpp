@@ -1,0 +1,128 @@
+// RFC 3074 load balancing between peers: the hash (vectors from RFC 3074 §6's function and
+// mixing table), the split of clients, and the engine answering only its own DISCOVERs while
+// still answering any REQUEST for a lease it knows.
+#include "landlord/engine/load_balance.hpp"
+
+#include <array>
+#include <set>
+
+#include "engine_harness.hpp"
+
+namespace landlord::engine::testing {
+namespace {
+
+std::uint8_t hash_of(std::initializer_list<std::uint8_t> key) {
+  return load_balance_hash(std::span<const std::uint8_t>{key.begin(), key.size()});
+}
+
+// Expected values worked through RFC 3074 §6's C function (hash seeded with the key length,
+// bytes from last to first, hash = table[hash ^ byte]) with its table, by a separate script:
+// e.g. {0x00}: hash 1, table[1 ^ 0] = 175.
+TEST(LoadBalanceHash, MatchesRfc3074ForKnownKeys) {
+  EXPECT_EQ(hash_of({}), 0);
+  EXPECT_EQ(hash_of({0x00}), 175);
+  EXPECT_EQ(hash_of({0x01}), 251);
+  EXPECT_EQ(hash_of({0x00, 0x00, 0x5e, 0x00, 0x53, 0x01}), 175);
+  EXPECT_EQ(hash_of({0x02, 0x00, 0x00, 0x00, 0x00, 0x01}), 133);
+  EXPECT_EQ(hash_of({0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01}), 14);
+  EXPECT_EQ(hash_of({'l', 'a', 'n', 'd', 'l', 'o', 'r', 'd'}), 210);
+}
+
+TEST(LoadBalanceHash, EveryBucketIsReachedByOneByteKeys) {
+  // One-byte keys hash to table[1 ^ byte]: the table is a permutation, so all 256 buckets.
+  std::set<std::uint8_t> buckets;
+  for (int byte = 0; byte < 256; ++byte) buckets.insert(hash_of({static_cast<std::uint8_t>(byte)}));
+  EXPECT_EQ(buckets.size(), 256u);
+}
+
+TEST(LoadBalanceHash, TheClientIdentifierIsHashedBeforeChaddr) {
+  auto message = client_message(MessageType::Discover, 1);  // chaddr 02:00:00:00:00:01
+  EXPECT_EQ(client_bucket(message), 133);
+  const std::array<std::uint8_t, 7> id{0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+  ASSERT_TRUE(message.options.set(option::kClientId, id));
+  EXPECT_EQ(client_bucket(message), 14);
+  message.options = {};
+  message.hlen = 0;
+  EXPECT_EQ(client_bucket(message), std::nullopt);
+}
+
+TEST(LoadBalanceHash, TwoPeersSplitClientsIntoDisjointHalves) {
+  int first = 0, second = 0;
+  for (int client = 0; client < 2000; ++client) {
+    auto message = client_message(MessageType::Discover, 0);
+    message.chaddr[4] = static_cast<std::uint8_t>(client >> 8);
+    message.chaddr[5] = static_cast<std::uint8_t>(client);
+    const bool by_first = answers_discover(message, {0, 2}, 3s);
+    const bool by_second = answers_discover(message, {1, 2}, 3s);
+    ASSERT_NE(by_first, by_second) << "client " << client << ": exactly one peer answers";
+    (by_first ? first : second) += 1;
+    message.secs = 3;  // trying for answer-all-after: both answer
+    EXPECT_TRUE(answers_discover(message, {0, 2}, 3s) && answers_discover(message, {1, 2}, 3s));
+  }
+  EXPECT_GT(first, 800);
+  EXPECT_GT(second, 800);
+}
+
+config::Config peer_config(Ipv4 own) {
+  config::Config config = make_config();
+  config.server.server_id = own;
+  config.peers.servers = {kServerAddress, kOtherServer};
+  return config;
+}
+
+// Clients (by the last byte of their MAC) whose bucket is even (first peer) and odd (second).
+std::pair<std::uint8_t, std::uint8_t> one_client_of_each_peer() {
+  std::optional<std::uint8_t> even, odd;
+  for (int last = 1; last < 256 && !(even && odd); ++last) {
+    const auto bucket = client_bucket(client_message(MessageType::Discover, static_cast<std::uint8_t>(last)));
+    (*bucket % 2 == 0 ? even : odd) = static_cast<std::uint8_t>(last);
+  }
+  return {*even, *odd};
+}
+
+TEST(Peers, EachServerOffersOnlyToItsOwnBucketsUnlessTheClientHasWaited) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  Harness second{peer_config(kOtherServer)};
+  EXPECT_EQ(reply_type(first.discover(ours)), MessageType::Offer);
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  EXPECT_EQ(first.engine.counters().left_to_peers, 1u);
+  EXPECT_EQ(reply_type(second.discover(theirs)), MessageType::Offer);
+  EXPECT_EQ(reply_type(second.discover(ours)), std::nullopt);
+  // The peer that owns the client may be down: after answer-all-after, anyone answers.
+  auto waited = client_message(MessageType::Discover, theirs);
+  waited.secs = 3;
+  EXPECT_EQ(reply_type(first.send(waited)), MessageType::Offer);
+}
+
+TEST(Peers, EachServerAllocatesFromItsOwnSegmentOfThePool) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  Harness second{peer_config(kOtherServer)};
+  // Pool 198.18.0.100-199: the first peer's half starts at .100, the second's at .150, which is
+  // reserved, so .151.
+  EXPECT_EQ(first.dora(ours), (Ipv4{198, 18, 0, 100}));
+  const Outcome offer = second.discover(theirs);
+  ASSERT_EQ(reply_type(offer), MessageType::Offer);
+  EXPECT_EQ(offer.reply->message.yiaddr, (Ipv4{198, 18, 0, 151}));
+  EXPECT_EQ(reply_type(second.select(theirs, Ipv4{198, 18, 0, 151}, kOtherServer)), MessageType::Ack);
+}
+
+TEST(Peers, ARenewalOrRebindIsAnsweredWhateverTheBucket) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  auto waited = client_message(MessageType::Discover, theirs);
+  waited.secs = 10;
+  const Outcome offer = first.send(waited);
+  ASSERT_EQ(reply_type(offer), MessageType::Offer);
+  const Ipv4 address = offer.reply->message.yiaddr;
+  ASSERT_EQ(reply_type(first.select(theirs, address)), MessageType::Ack);
+  first.now += 40min;
+  EXPECT_EQ(reply_type(first.renew(theirs, address)), MessageType::Ack);
+  first.now += 55min;
+  EXPECT_EQ(reply_type(first.rebind(theirs, address)), MessageType::Ack);
+  (void)ours;
+}
+
+}  // namespace
+}  // namespace landlord::engine::testing
