@@ -108,6 +108,18 @@ TEST(Peers, EachServerAllocatesFromItsOwnSegmentOfThePool) {
   EXPECT_EQ(reply_type(second.select(theirs, Ipv4{198, 18, 0, 151}, kOtherServer)), MessageType::Ack);
 }
 
+TEST(Peers, AReloadAppliesTheNewListAtOnce) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  config::Config alone = peer_config(kServerAddress);
+  alone.peers.servers.clear();  // the peers section removed: this server answers everyone
+  first.engine.reconfigure(alone);
+  EXPECT_EQ(reply_type(first.discover(theirs)), MessageType::Offer);
+  first.engine.reconfigure(peer_config(kOtherServer));  // now the second of two
+  EXPECT_EQ(reply_type(first.discover(ours)), std::nullopt);
+}
+
 TEST(Peers, ARenewalOrRebindIsAnsweredWhateverTheBucket) {
   const auto [ours, theirs] = one_client_of_each_peer();
   Harness first{peer_config(kServerAddress)};

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Several servers on one PostgreSQL lease store (issue #14), side by side in one run, relay mode
+# on loopback (nothing leaves 127.0.0.1):
+#   1. DORA/s at saturation: one landlord on PostgreSQL; two landlords (peers) on the same
+#      database, each driven by its own landlord-sim (the sum); landlord on SQLite; Kea 2.2 on the
+#      same PostgreSQL (kea-admin db-init pgsql) when kea-dhcp4 and kea-admin are installed.
+#      landlord-sim's closed loop: 0.5 s steps x1.5, a step fails past 2.5 % of replies later
+#      than 1 s. Server CPU per DORA from /proc/PID/stat over the run.
+#   2. REQUEST->ACK p99 at 1,000 new clients/s (open loop, SECONDS long), landlord on PostgreSQL.
+# PostgreSQL: a throwaway cluster (tests/support/postgres_cluster.sh) on a UNIX socket, defaults
+# (fsync on, synchronous_commit on). The failover time needs namespaces: bench/failover.sh.
+#   bench/peers.sh [BUILD_DIR] [SECONDS]      (default build/release, 20 s per run)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+build=${1:-$repo/build/release}
+seconds=${2:-20}
+landlord=$build/tools/landlord/landlord
+sim=$build/tools/landlord-sim/landlord-sim
+kea=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
+[[ -x $landlord && -x $sim ]] || { echo "no landlord or landlord-sim in $build" >&2; exit 1; }
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/bench-peers.XXXXXX)
+chmod 755 "$work"
+pgdir=/tmp/llpg-peers-$$
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+"$repo/tests/support/postgres_cluster.sh" start "$pgdir"
+pg_url="postgresql:///landlord?host=$pgdir&user=landlord"
+sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -At "host=$pgdir user=landlord dbname=${2:-landlord}" -c "$1"; }
+
+port=$((30000 + $$ % 20000))
+next_port() { port=$((port + 2)); while ss -Huln "sport = :$port or sport = :$((port + 1))" | grep -q .; do port=$((port + 2)); done; }
+wait_listening() { for _ in $(seq 100); do ss -Huln "sport = :$1" | grep -q . && return 0; sleep 0.1; done; return 1; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# landlord_config NAME STORE_YAML [EXTRA_YAML]: a config listening on $port.
+landlord_config() {
+  cat >"$work/$1.yaml" <<YAML
+server:
+  listen: 127.0.0.1:$port
+  server-id: 127.0.0.$((${4:-0} + 1))
+store:
+$2
+lease:
+  time: 1h
+  offer-hold: 10s
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [198.18.1.0-198.18.254.255]
+    relays: [127.0.0.1]
+${3:-}
+log:
+  level: warn
+YAML
+}
+start_landlord() {  # NAME: started on $port; its PID appended to pids
+  "$landlord" --allow-root -c "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  pids+=($!)
+  wait_listening "$port" || { cat "$work/$1.log"; echo "$1 did not start" >&2; exit 1; }
+}
+stop_all() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+closed_loop() {  # REPORT SERVER_PORT SEED: landlord-sim's closed loop against 127.0.0.1:SERVER_PORT
+  timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$2" --bind "127.0.0.1:$(($2 + 1))" \
+    --closed-loop --rate 200 --step 500ms --step-factor 1.5 --deadline 1s --max-miss 0.025 \
+    --duration "${seconds}s" --clients 30000 --seed "$3" --report "$1" >/dev/null || true
+}
+line() {  # NAME DORA_PER_S LEASES CPU_TICKS VIOLATIONS NOTE
+  local per_dora="-"
+  (($3 > 0)) && per_dora=$(awk -v t="$4" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')
+  printf '%-28s %9s DORA/s  %7s leases  server CPU %6s us/DORA  violations %s  %s\n' "$1" "$2" "$3" "$per_dora" "$5" "$6"
+}
+fresh_database() { sql "drop table if exists leases, landlord_schema" >/dev/null; }
+
+echo "bench/peers.sh: $(basename "$build") build, ${seconds}s per run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), PostgreSQL $(sql 'show server_version')"
+echo "== DORA/s at saturation (closed loop) =="
+run_single() {  # NAME STORE_YAML
+  next_port
+  landlord_config "$1" "$2"
+  start_landlord "$1"
+  local before after
+  before=$(cpu_ticks "${pids[0]}")
+  closed_loop "$work/$1.json" "$port" 5
+  after=$(cpu_ticks "${pids[0]}")
+  stop_all
+  line "$1" "$(jq .closed_loop.sustainable_dora_per_s "$work/$1.json")" "$(jq .leases_acquired "$work/$1.json")" \
+    $((after - before)) "$(jq .violation_count "$work/$1.json")" "(stopped by $(jq -r .closed_loop.stopped_by "$work/$1.json"))"
+}
+run_single "landlord sqlite" "  type: sqlite
+  path: $work/leases.db"
+fresh_database
+run_single "landlord postgresql" "  type: postgresql
+  url: \"$pg_url\""
+
+# Two peers on one database: each takes addresses from its own half of the pool first; both
+# answer every DISCOVER (answer-all-after: 0s), since each relay here talks to one server only.
+fresh_database
+next_port
+first_port=$port
+peers_yaml="peers: {servers: [127.0.0.1, 127.0.0.2], answer-all-after: 0s}"
+landlord_config peer-a "  type: postgresql
+  url: \"$pg_url\"" "$peers_yaml" 0
+start_landlord peer-a
+next_port
+second_port=$port
+landlord_config peer-b "  type: postgresql
+  url: \"$pg_url\"" "$peers_yaml" 1
+start_landlord peer-b
+before_a=$(cpu_ticks "${pids[0]}") before_b=$(cpu_ticks "${pids[1]}")
+closed_loop "$work/peer-a.json" "$first_port" 5 &
+loop_a=$!
+closed_loop "$work/peer-b.json" "$second_port" 6
+wait "$loop_a" || true
+after_a=$(cpu_ticks "${pids[0]}") after_b=$(cpu_ticks "${pids[1]}")
+stop_all
+for side in a b; do
+  ticks=$((after_a - before_a))
+  [[ $side == b ]] && ticks=$((after_b - before_b))
+  line "  peer $side (of 2)" "$(jq .closed_loop.sustainable_dora_per_s "$work/peer-$side.json")" \
+    "$(jq .leases_acquired "$work/peer-$side.json")" "$ticks" \
+    "$(jq .violation_count "$work/peer-$side.json")" "(stopped by $(jq -r .closed_loop.stopped_by "$work/peer-$side.json"))"
+done
+sum=$(jq -s 'map(.closed_loop.sustainable_dora_per_s) | add' "$work/peer-a.json" "$work/peer-b.json")
+one=$(jq .closed_loop.sustainable_dora_per_s "$work/landlord postgresql.json")
+echo "2 landlords, 1 postgresql   $sum DORA/s together: $(awk -v a="$sum" -v b="$one" 'BEGIN { printf "%.2f", a / b }')x one server; rows in the store $(sql 'select count(*) from leases'), clients with two running leases $(sql "select count(*) from (select client_key from leases where state = 'bound' group by client_key having count(*) > 1) x")"
+
+if [[ -x $kea ]] && command -v kea-admin >/dev/null; then
+  sql "create database kea" >/dev/null
+  kea-admin db-init pgsql -u landlord -n kea -h "$pgdir" >"$work/kea-admin.log" 2>&1 ||
+    { cat "$work/kea-admin.log"; echo "kea-admin db-init failed" >&2; exit 1; }
+  next_port
+  cat >"$work/kea.json" <<JSON
+{ "Dhcp4": {
+  "interfaces-config": { "interfaces": ["lo/127.0.0.1"], "dhcp-socket-type": "udp" },
+  "lease-database": { "type": "postgresql", "name": "kea", "host": "$pgdir", "user": "landlord" },
+  "multi-threading": { "enable-multi-threading": false },
+  "valid-lifetime": 3600, "calculate-tee-times": true,
+  "subnet4": [ { "id": 1, "subnet": "198.18.0.0/16",
+                 "pools": [ { "pool": "198.18.1.0 - 198.18.254.255" } ],
+                 "relay": { "ip-addresses": ["127.0.0.1"] } } ],
+  "loggers": [ { "name": "kea-dhcp4", "severity": "WARN",
+                 "output_options": [ { "output": "$work/kea.log" } ] } ]
+} }
+JSON
+  KEA_PIDFILE_DIR=$work KEA_LOCKFILE_DIR=$work "$kea" -c "$work/kea.json" -p "$port" >"$work/kea.out" 2>&1 &
+  pids+=($!)
+  wait_listening "$port" || { cat "$work/kea.out"; echo "kea-dhcp4 did not start" >&2; exit 1; }
+  before=$(cpu_ticks "${pids[0]}")
+  closed_loop "$work/kea.json.report" "$port" 5
+  after=$(cpu_ticks "${pids[0]}")
+  stop_all
+  line "kea 2.2 postgresql" "$(jq .closed_loop.sustainable_dora_per_s "$work/kea.json.report")" \
+    "$(jq .leases_acquired "$work/kea.json.report")" $((after - before)) \
+    "$(jq .violation_count "$work/kea.json.report")" "(stopped by $(jq -r .closed_loop.stopped_by "$work/kea.json.report"))"
+else
+  echo "kea 2.2 postgresql           not measured: needs kea-dhcp4 and kea-admin (tools/install-deps --bench)"
+fi
+
+echo "== REQUEST->ACK at 1,000 new clients/s for ${seconds}s (open loop) =="
+fresh_database
+next_port
+landlord_config latency "  type: postgresql
+  url: \"$pg_url\""
+start_landlord latency
+timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
+  --clients $((seconds * 1000)) --rate 1000 --duration "$((seconds + 5))s" --seed 9 \
+  --report "$work/latency.json" >/dev/null || true
+stop_all
+jq -r '"landlord postgresql          REQUEST->ACK p50 \(.latency_ms.request_ack.p50) ms, p99 \(.latency_ms.request_ack.p99) ms, max \(.latency_ms.request_ack.max) ms over \(.latency_ms.request_ack.count) ACKs; \(.leases_acquired) of \(.clients) clients bound, \(.timeouts) retransmissions, violations \(.violation_count)"' "$work/latency.json"
