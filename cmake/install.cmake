@@ -61,6 +61,15 @@ set(CPACK_PACKAGE_NAME landlord)
 set(CPACK_PACKAGE_VENDOR "landlord")
 set(CPACK_PACKAGE_CONTACT "landlord maintainers <landlord@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DHCPv4 lease server that acknowledges a lease only once it is on disk")
+# The extended description (lintian: extended-description-is-empty).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "landlord serves DHCPv4 (RFC 2131/2132) on Ethernet links and to relays.
+A lease is acknowledged only once it is committed to the store (SQLite,
+or PostgreSQL shared by several servers), so a crash never hands one
+address to two clients. It runs as a systemd notify service with a
+watchdog, imports the lease files of Kea, ISC dhcpd and dnsmasq, and
+ships landlord-sim, a DHCP client simulator, and landlordctl.")
+# Binaries stripped (lintian: unstripped-binary-or-object); the build tree keeps the symbols.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
