@@ -75,9 +75,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Depends: from the shared libraries the binaries actually link (dpkg-shlibdeps), plus what
-# the maintainer scripts run (useradd: passwd).
+# the maintainer scripts and the unit run (useradd: passwd; ExecReload=/bin/kill: procps, which a
+# minimal Debian 12 root lacks: found by systemctl reload under systemd-nspawn).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, procps")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/conffiles "${LANDLORD_CONFIG}\n")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
