@@ -61,14 +61,24 @@ set(CPACK_PACKAGE_NAME landlord)
 set(CPACK_PACKAGE_VENDOR "landlord")
 set(CPACK_PACKAGE_CONTACT "landlord maintainers <landlord@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DHCPv4 lease server that acknowledges a lease only once it is on disk")
+# The extended description (lintian: extended-description-is-empty).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "landlord serves DHCPv4 (RFC 2131/2132) on Ethernet links and to relays.
+A lease is acknowledged only once it is committed to the store (SQLite,
+or PostgreSQL shared by several servers), so a crash never hands one
+address to two clients. It runs as a systemd notify service with a
+watchdog, imports the lease files of Kea, ISC dhcpd and dnsmasq, and
+ships landlord-sim, a DHCP client simulator, and landlordctl.")
+# Binaries stripped (lintian: unstripped-binary-or-object); the build tree keeps the symbols.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Depends: from the shared libraries the binaries actually link (dpkg-shlibdeps), plus what
-# the maintainer scripts run (useradd: passwd).
+# the maintainer scripts and the unit run (useradd: passwd; ExecReload=/bin/kill: procps, which a
+# minimal Debian 12 root lacks: found by systemctl reload under systemd-nspawn).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, procps")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/conffiles "${LANDLORD_CONFIG}\n")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
