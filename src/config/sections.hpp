@@ -59,6 +59,11 @@ std::optional<PoolItem> read_pool_item(Reader& reader, const YAML::Node& item);
 // `to` shorter than the subnet's longest lease, with room for its T1 and T2.
 void check_adaptive_pool(Reader& reader, const PoolItem& pool, const LeaseTimes& subnet_lease);
 
+// A subnet's `admission:` map (admission.cpp): the defaults with the keys it sets applied.
+Admission read_admission(Reader& reader, const Field& field);
+// server.discover-max-wait: 0s (never shed) to 10s.
+std::optional<Duration> read_discover_max_wait(Reader& reader, const Field& field);
+
 ServerSection read_server(Reader& reader, const Field* field);
 StoreSection read_store(Reader& reader, const Field* field);
 ControlSection read_control(Reader& reader, const Field* field);

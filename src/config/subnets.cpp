@@ -157,6 +157,7 @@ class SubnetsReader {
     if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
     if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
     if (const auto* ping = section.find("offer-ping")) read_offer_ping(*ping, index);
+    if (const auto* admission = section.find("admission")) subnet.admission = read_admission(reader_, *admission);
 
     ScopeOptions own;
     if (const auto* options = section.find("options")) own = read_options(reader_, *options);

@@ -133,6 +133,27 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   for (const auto& [reason, value] : dropped) {
     out.sample("landlord_packets_dropped_total", fmt::format("reason=\"{}\"", reason), static_cast<double>(value));
   }
+  out.family("landlord_admission_refused_total", "counter",
+             "Requests dropped by the pool starvation defences before the engine saw them, by reason: a "
+             "request for a new address over its client's, relay's or circuit's rate (client_rate, "
+             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id or MAC prefix at its lease "
+             "cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases) or its source at its "
+             "outstanding offers (source_offers); a direct broadcast whose chaddr is not the frame's "
+             "source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
+             "(discover_shed).");
+  for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
+    out.sample("landlord_admission_refused_total",
+               fmt::format("reason=\"{}\"", engine::to_string(static_cast<engine::Refusal>(i))),
+               static_cast<double>(counters.admission_refused[i]));
+  }
+  out.sample("landlord_admission_refused_total", "reason=\"chaddr_mismatch\"",
+             static_cast<double>(counters.chaddr_mismatch));
+  out.sample("landlord_admission_refused_total", "reason=\"discover_shed\"",
+             static_cast<double>(counters.discover_shed));
+  out.single("landlord_admission_frames_unseen_total", "counter",
+             "Direct broadcast requests whose Ethernet frame the server did not see: their chaddr was not "
+             "checked (admission.verify-chaddr).",
+             static_cast<double>(counters.frames_unseen));
   out.single("landlord_pool_exhausted_total", "counter", "DISCOVERs with no free address.",
              static_cast<double>(engine.pool_exhausted));
   out.single("landlord_offer_ping_conflicts_total", "counter",

@@ -697,6 +697,44 @@ struct Engine::State {
     return ignore("server message type from a client");
   }
 
+  // Engine::request_facts: what handle() would do, without doing it.
+  RequestFacts request_facts(const wire::Message& message, const Ingress& ingress) const {
+    const auto type = message.type();
+    if (message.op != wire::Op::BootRequest || !type ||
+        (*type != MessageType::Discover && *type != MessageType::Request)) {
+      return {};
+    }
+    const SubnetChoice choice = topology.select(message, ingress);
+    if (choice.subnet == nullptr) return {};
+    const std::uint32_t subnet_id = choice.subnet->id();
+    const ClientKey client = message.client_key();
+    const auto holds = [&](Ipv4 address) {  // offered to or bound to this client
+      const auto record = table.facts(address, client);
+      return record != std::nullopt && record->of_client &&
+             (record->state == LeaseState::Offered || record->state == LeaseState::Bound);
+    };
+    if (*type == MessageType::Discover) {
+      const auto own = table.facts(client);
+      const bool holds_one = own != std::nullopt && own->subnet_id == subnet_id &&
+                             (own->state == LeaseState::Offered || own->state == LeaseState::Bound);
+      return {subnet_id, !holds_one};
+    }
+    const auto requested = message.options.get_ipv4(option::kRequestedAddress);
+    switch (classify(message, ingress)) {
+      case RequestState::Selecting:
+        if (names_another_server(message, ingress) || !requested) return {subnet_id, false};
+        return {subnet_id, !holds(*requested)};
+      case RequestState::InitReboot:
+        return {subnet_id, !holds(*requested)};
+      case RequestState::Renewing:
+      case RequestState::Rebinding:
+        return {subnet_id, !holds(message.ciaddr)};
+      case RequestState::Malformed:
+        break;
+    }
+    return {subnet_id, false};
+  }
+
   std::vector<Lease> reclaim(TimePoint now, std::size_t max_records) {
     std::vector<Lease> mutations;
     for (std::size_t done = 0; done < max_records; ++done) {
@@ -906,6 +944,10 @@ bool Engine::observe(lease::Lease record) { return state_->observe(std::move(rec
 
 Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
   return state_->handle(message, ingress, now);
+}
+
+RequestFacts Engine::request_facts(const wire::Message& message, const Ingress& ingress) const {
+  return state_->request_facts(message, ingress);
 }
 
 bool Engine::refused(const lease::Lease& record, TimePoint now) {

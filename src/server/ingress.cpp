@@ -25,4 +25,9 @@ bool serves(const wire::Message& request, const engine::Ingress& ingress,
   return !ingress.to_broadcast && !request.ciaddr.is_zero();
 }
 
+bool waited_too_long(const Datagram& datagram, std::int64_t now_ns, Duration max_wait) {
+  if (max_wait <= Duration{0} || datagram.queued_at_ns == 0) return false;
+  return now_ns - datagram.queued_at_ns > std::chrono::nanoseconds{max_wait}.count();
+}
+
 }  // namespace landlord::server

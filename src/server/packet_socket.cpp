@@ -90,6 +90,11 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
     error.assign(errno, boost::system::system_category());
     return fail("SO_RXQ_OVFL on");
   }
+  // When the kernel queued each datagram: how long a request waited for us (discover-max-wait).
+  if (setsockopt(socket.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0) {
+    error.assign(errno, boost::system::system_category());
+    return fail("SO_TIMESTAMPNS on");
+  }
   // Protocol 0: this socket only sends; the kernel queues nothing to it.
   FileDescriptor frames{::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
   std::string frame_error;
@@ -150,6 +155,10 @@ std::size_t PacketSocket::receive_batch(std::error_code& error) {
         std::memcpy(&dropped, CMSG_DATA(message), sizeof dropped);
         receive_queue_drops_ += static_cast<std::uint32_t>(dropped - last_drop_count_);  // wraps
         last_drop_count_ = dropped;
+      } else if (message->cmsg_level == SOL_SOCKET && message->cmsg_type == SO_TIMESTAMPNS) {
+        timespec arrived{};
+        std::memcpy(&arrived, CMSG_DATA(message), sizeof arrived);
+        datagram.queued_at_ns = std::int64_t{arrived.tv_sec} * 1'000'000'000 + arrived.tv_nsec;
       }
     }
   }

@@ -112,9 +112,11 @@ class PacketSocket {
     std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo))];
   };
 
-  // Room for what a received datagram carries: IP_PKTINFO and the SO_RXQ_OVFL drop count.
+  // Room for what a received datagram carries: IP_PKTINFO, the SO_RXQ_OVFL drop count and
+  // the SO_TIMESTAMPNS arrival time.
   struct alignas(cmsghdr) ReceiveControl {
-    std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo)) + CMSG_SPACE(sizeof(std::uint32_t))];
+    std::uint8_t bytes[CMSG_SPACE(sizeof(in_pktinfo)) + CMSG_SPACE(sizeof(std::uint32_t)) +
+                       CMSG_SPACE(sizeof(timespec))];
   };
 
   // Buffers and kernel headers for recvmmsg, allocated and linked once.

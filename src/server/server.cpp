@@ -22,6 +22,7 @@
 #include "landlord/control/event_exec.hpp"
 #include "landlord/control/metrics.hpp"
 #include "landlord/control/service.hpp"
+#include "landlord/engine/admission.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
 #include "landlord/server/commit_pipeline.hpp"
@@ -38,6 +39,7 @@
 #include "landlord/store/postgres_lease_store.hpp"
 #include "landlord/server/view_sync.hpp"
 #include "landlord/config/values.hpp"
+#include "frame_sources.hpp"
 #include "packet_socket.hpp"
 #include "landlord/server/rate_limit.hpp"
 
@@ -94,7 +96,8 @@ class Server final : public control::Daemon {
         drain_timer_(io),
         signals_(io, SIGTERM, SIGINT, SIGHUP),
         metrics_(metrics),
-        heartbeat_(io, notifier_, [this] { return status_line(engine_.pool_usage()); }) {
+        heartbeat_(io, notifier_, [this] { return status_line(engine_.pool_usage()); }),
+        admission_(config_, holds(lease::LeaseState::Offered), holds(lease::LeaseState::Bound)) {
     signals_.add(SIGUSR1);
     socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
       send_log_.log(spdlog::level::warn, "send to {}:{} failed: {}",
@@ -129,6 +132,7 @@ class Server final : public control::Daemon {
                        : std::string{});
     }
     open_offer_ping();
+    open_frame_sources();
     if (config_.events.exec) {
       exec_ = std::make_unique<control::EventExec>(io_, *config_.events.exec,
                                                    control::EventExecLimits{}, &metrics_);
@@ -166,6 +170,8 @@ class Server final : public control::Daemon {
         return;
       }
       packets_received_ += count;
+      // The frames that carried these datagrams were queued before them (frame_sources.hpp).
+      if (frames_ && count > 0) frames_->drain(served_interfaces_);
       for (std::size_t i = 0; i < count; ++i) {
         handle_datagram(socket_.datagram(i), socket_.payload(i));
       }
@@ -212,13 +218,96 @@ class Server final : public control::Daemon {
                     datagram.source_port, link != nullptr ? link->name : "?",
                     datagram.header_destination.to_string());
     }
-    engine::Outcome outcome = engine_.handle(request_, ingress, clock_.now());
+    auto admitted = admit(datagram, ingress, link);
+    if (!admitted) return;
+    engine::Outcome outcome = std::move(*admitted);
     if (outcome.probe_first && outcome.reply && offer_ping_) {
       probe_offer(std::make_shared<PendingOffer>(PendingOffer{std::move(outcome), request_, datagram, 0}));
     } else {
       dispatch(std::move(outcome), request_, datagram.interface_index);
     }
     rearm_expiry_timer();
+  }
+
+  // ---- pool starvation defences (engine/admission.hpp) -----------------------------------
+  engine::Admission::Holds holds(lease::LeaseState state) const {
+    return [this, state](Ipv4 address, const ClientKey& client) {
+      const auto record = engine_.find(address);
+      return record && record->state == state && record->client == client;
+    };
+  }
+
+  void open_frame_sources() {
+    const bool wanted = !config_.server.interfaces.empty() &&
+                        std::any_of(config_.subnets.begin(), config_.subnets.end(),
+                                    [](const config::Subnet& subnet) { return subnet.admission.verify_chaddr; });
+    if (!wanted || frames_) return;
+    auto opened = FrameSources::open();
+    if (!opened) {
+      spdlog::warn("admission.verify-chaddr is on but {}: chaddr is not checked against the frame", opened.error());
+      return;
+    }
+    frames_ = std::move(*opened);
+  }
+
+  // Sheds, verifies and admits a request before the engine decides it; nullopt: dropped
+  // (counted and logged here).
+  std::optional<engine::Outcome> admit(const Datagram& datagram, const engine::Ingress& ingress, const Link* link) {
+    const auto type = request_.type();
+    if (type == wire::MessageType::Discover &&
+        waited_too_long(datagram, realtime_ns(), config_.server.discover_max_wait)) {
+      ++discover_shed_;
+      shed_log_.log(spdlog::level::warn,
+                    "shed a DISCOVER from {} that waited {} ms in the receive queue (discover-max-wait): "
+                    "the server is behind",
+                    request_.hardware_address().to_string(), (realtime_ns() - datagram.queued_at_ns) / 1'000'000);
+      return std::nullopt;
+    }
+    const engine::RequestFacts facts = engine_.request_facts(request_, ingress);
+    std::optional<Mac> frame_source;
+    if (frames_ && request_.giaddr.is_zero() && ingress.to_broadcast &&
+        served_interfaces_.contains(datagram.interface_index)) {
+      frame_source = frames_->take(datagram.interface_index, request_.xid, request_.hardware_address());
+      if (!frame_source) ++frames_unseen_;
+    }
+    const HardwareAddress hardware = request_.hardware_address();
+    const auto chaddr = hardware.bytes();
+    if (frame_source && facts.subnet_id != 0 && config_.subnets[facts.subnet_id - 1].admission.verify_chaddr &&
+        !std::equal(chaddr.begin(), chaddr.end(), frame_source->begin(), frame_source->end())) {
+      ++chaddr_mismatch_;
+      mismatch_log_.log(spdlog::level::warn,
+                        "dropped a {} with chaddr {} sent from {} on {}: not the sender's own address "
+                        "(admission.verify-chaddr of subnet {})",
+                        wire::to_string(*type), request_.hardware_address().to_string(), format_mac(*frame_source),
+                        link != nullptr ? link->name : "?", facts.subnet_id);
+      return std::nullopt;
+    }
+    const engine::Applicant applicant = engine::applicant_of(request_, ingress, frame_source);
+    engine::Admitted admitted =
+        engine::handle_admitted(engine_, admission_, facts, request_, ingress, applicant, clock_.now());
+    if (!admitted.refusal) return std::move(admitted.outcome);
+    refused_log_.log(spdlog::level::warn,
+                     "refused a new address to {} (sent from {}, {}{}) in subnet {}: {} limit (admission)",
+                     request_.hardware_address().to_string(),
+                     frame_source ? format_mac(*frame_source) : std::string{"?"},
+                     request_.giaddr.is_zero() ? "link " + std::string{link != nullptr ? link->name : "?"}
+                                               : "relay " + request_.giaddr.to_string(),
+                     applicant.circuit_id.empty() ? std::string{} : ", circuit-id " + hex_of(applicant.circuit_id),
+                     facts.subnet_id, engine::to_string(*admitted.refusal));
+    return std::nullopt;
+  }
+
+  static std::int64_t realtime_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  static std::string format_mac(const Mac& mac) {
+    return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  }
+  static std::string hex_of(std::span<const std::uint8_t> bytes) {
+    std::string text;
+    for (const std::uint8_t byte : bytes) text += fmt::format("{:02x}", byte);
+    return text;
   }
 
   // ---- offer-ping: the OFFER waits for an ICMP echo to its address, the loop does not ----
@@ -489,8 +578,10 @@ class Server final : public control::Daemon {
       config.events = config_.events;
     }
     engine_.reconfigure(config);
+    admission_.reconfigure(config);
     config_ = std::move(config);
     open_offer_ping();
+    open_frame_sources();
     if (!options_.log_level) spdlog::set_level(spdlog::level::from_str(config_.log.level));
     refresh_links();
     if (auto missing = resolve_interfaces(); !missing.empty()) {
@@ -552,6 +643,13 @@ class Server final : public control::Daemon {
         engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
         no_route_.drops(), socket_.receive_queue_drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
         commits.store_failures, commits.replies_dropped_store_down);
+    const engine::AdmissionCounters& admission = admission_.counters();
+    std::string refused;
+    for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
+      refused += fmt::format(" {}={}", engine::to_string(static_cast<engine::Refusal>(i)), admission.refused[i]);
+    }
+    spdlog::info("admission: admitted={}{} chaddr_mismatch={} discover_shed={} frames_unseen={}", admission.admitted,
+                 refused, chaddr_mismatch_, discover_shed_, frames_unseen_);
   }
 
   // ---- the control API's seam (control/daemon.hpp) ----------------------------------------
@@ -575,6 +673,11 @@ class Server final : public control::Daemon {
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
     counters.dropped_view_stale = dropped_view_stale_;
+    std::copy(std::begin(admission_.counters().refused), std::end(admission_.counters().refused),
+              counters.admission_refused.begin());
+    counters.chaddr_mismatch = chaddr_mismatch_;
+    counters.discover_shed = discover_shed_;
+    counters.frames_unseen = frames_unseen_;
     return counters;
   }
 
@@ -743,6 +846,10 @@ class Server final : public control::Daemon {
       send_log_, view_log_;
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
+  engine::Admission admission_;
+  std::optional<FrameSources> frames_;  // when a subnet verifies chaddr and CAP_NET_RAW allows
+  std::uint64_t chaddr_mismatch_ = 0, discover_shed_ = 0, frames_unseen_ = 0;
+  RateLimitedLog shed_log_, mismatch_log_, refused_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per
   // packet for I/O.
   wire::Message request_;

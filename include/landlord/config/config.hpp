@@ -118,6 +118,32 @@ struct AdaptivePool {
   Duration shortened_to{0};
 };
 
+// A token bucket: `rate` tokens a second, at most `burst` saved up; rate 0: no limit.
+struct TokenRate {
+  double rate = 0;
+  std::uint32_t burst = 0;
+  bool limits() const { return rate > 0; }
+  bool operator==(const TokenRate&) const = default;
+};
+
+// Pool starvation defences (`admission:` of a subnet; engine/admission.hpp). Only a request
+// that would give its client an address it does not hold yet (a new OFFER, a grant of an
+// address not offered to it) is charged or capped: a holder's renewals, rebinds and reboots
+// never are. A limit of 0 is no limit.
+struct Admission {
+  bool verify_chaddr = true;  // a direct broadcast whose frame source is not chaddr is dropped
+  TokenRate client{1, 5};     // per client hardware address (chaddr)
+  TokenRate relay{};          // per relay (giaddr), or per link for directly attached clients
+  TokenRate circuit{};        // per relay agent circuit-id (option 82.1) behind one giaddr
+  std::uint32_t circuit_leases = 0;     // bound leases per circuit-id
+  std::uint32_t remote_leases = 0;      // bound leases per remote-id (option 82.2)
+  std::uint32_t relay_leases = 0;       // bound leases per relay, or per link when direct
+  std::uint32_t mac_prefix_length = 3;  // bytes of chaddr that make a prefix (an OUI)
+  std::uint32_t mac_prefix_leases = 0;  // bound leases per chaddr prefix
+  std::uint32_t source_offers = 8;      // outstanding OFFERs per source (see admission.hpp)
+  bool operator==(const Admission&) const = default;
+};
+
 struct Subnet {
   std::uint32_t id = 0;  // 1-based, position in the file; stable while the file keeps its order
   Cidr subnet;
@@ -131,6 +157,7 @@ struct Subnet {
   std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
   std::vector<AdaptivePool> adaptive_pools;  // the pools of `pools` with an adaptive lease time
   std::optional<Duration> offer_ping;        // ICMP echo wait before an OFFER; none: no check
+  Admission admission;                       // pool starvation defences
 };
 
 struct Endpoint {
@@ -144,6 +171,9 @@ struct ServerSection {
   std::optional<Ipv4> server_id;  // default: the address of the ingress interface
   bool authoritative = true;      // NAK INIT-REBOOT requests for addresses wrong for the link
   std::optional<std::string> user;  // started as root: become this user after binding sockets
+  // A DISCOVER that waited longer than this in the receive queue is dropped before any work:
+  // the server is behind, and its client retransmits. 0: never.
+  Duration discover_max_wait = std::chrono::seconds{1};
 };
 
 struct StoreSection {

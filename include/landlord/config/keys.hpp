@@ -15,7 +15,8 @@ inline constexpr std::string_view kTopLevel[] = {"server",  "store",   "lease", 
                                                  "subnets", "control", "events", "peers",
                                                  "log"};
 inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-id",
-                                               "authoritative", "user"};
+                                               "authoritative", "user",
+                                               "discover-max-wait"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
                                               "sync-interval", "batch-max", "batch-wait"};
 inline constexpr std::string_view kLease[] = {"time", "renew", "rebind", "offer-hold",
@@ -31,7 +32,13 @@ inline constexpr std::string_view kOptions[] = {
 inline constexpr std::string_view kCustomOption[] = {"code", "text", "ip",  "ips",
                                                      "u8",   "u16",  "u32", "hex"};
 inline constexpr std::string_view kSubnet[] = {"subnet",  "pools",        "relays",     "options",
-                                               "lease",   "reservations", "interfaces", "offer-ping"};
+                                               "lease",   "reservations", "interfaces", "offer-ping",
+                                               "admission"};
+inline constexpr std::string_view kAdmission[] = {
+    "verify-chaddr",  "client-rate",    "client-burst",      "relay-rate",
+    "relay-burst",    "circuit-rate",   "circuit-burst",     "circuit-leases",
+    "remote-leases",  "relay-leases",   "mac-prefix-length", "mac-prefix-leases",
+    "source-offers"};
 inline constexpr std::string_view kReservation[] = {"mac",     "client-id", "circuit-id", "remote-id",
                                                     "address", "hostname",  "options"};
 inline constexpr std::string_view kPool[] = {"range", "options", "classes", "lease"};
@@ -71,6 +78,7 @@ inline constexpr Map kMaps[] = {
     {"subnets[].lease", kLease},
     {"subnets[].options", kOptions},
     {"subnets[].options.custom[]", kCustomOption},
+    {"subnets[].admission", kAdmission},
     {"subnets[].reservations[]", kReservation},
     {"subnets[].reservations[].options", kOptions},
     {"subnets[].reservations[].options.custom[]", kCustomOption},

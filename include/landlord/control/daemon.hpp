@@ -1,6 +1,7 @@
 #pragma once
 // What the control API asks of the running daemon: the one seam between control/ and server/.
 // The server implements it; the command handlers (commands.hpp) and tests use it.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "landlord/base/expected.hpp"
 #include "landlord/base/time.hpp"
 #include "landlord/config/config.hpp"
+#include "landlord/engine/admission.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/lease/lease.hpp"
 
@@ -37,6 +39,11 @@ struct DaemonCounters {
   std::uint64_t view_sync_failures = 0;
   std::uint64_t view_records_learned = 0;
   std::uint64_t dropped_view_stale = 0;  // requests not answered while the view was not current
+  // Pool starvation defences (engine/admission.hpp): requests refused a new address, by
+  // engine::Refusal; direct requests whose chaddr was not their frame's source; DISCOVERs shed
+  // for waiting too long; direct broadcasts whose frame was not seen (chaddr unchecked).
+  std::array<std::uint64_t, engine::kRefusalKinds> admission_refused{};
+  std::uint64_t chaddr_mismatch = 0, discover_shed = 0, frames_unseen = 0;
 };
 
 class Daemon {

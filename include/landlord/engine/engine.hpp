@@ -128,6 +128,15 @@ struct Counters {
                 left_to_peers = 0;     // DISCOVERs in a peer's hash buckets, not answered (peers)
 };
 
+// What admission control (engine/admission.hpp) asks before handle(): the subnet a request would
+// be served from (0: none) and whether it could give its client an address it does not hold
+// yet (a new OFFER, a grant of an address not offered to it). A holder's renewals, rebinds and
+// reboots, and a REQUEST for the address it was offered, are never new.
+struct RequestFacts {
+  std::uint32_t subnet_id = 0;
+  bool new_address = false;
+};
+
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
 // - Only an ACK, DECLINE, RELEASE or reclaim() produces mutations; an OFFER is an in-memory
 //   hold, a NAK and an INFORM change nothing.
@@ -154,6 +163,7 @@ class Engine {
   void restore(lease::Lease record);
 
   Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now);
+  RequestFacts request_facts(const wire::Message& message, const Ingress& ingress) const;
 
   // A record committed to a shared store (by another server, or read back from this one), from
   // the store's change feed. The stored row is what stands, so it replaces what this engine

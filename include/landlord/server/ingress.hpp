@@ -20,7 +20,13 @@ struct Datagram {
   std::uint16_t source_port = 0;
   Ipv4 header_destination;  // the IP header's destination: tells broadcast from unicast
   bool truncated = false;   // larger than the buffer: never parse it
+  std::int64_t queued_at_ns = 0;  // CLOCK_REALTIME when the kernel queued it (SO_TIMESTAMPNS); 0: unknown
 };
+
+// Whether a DISCOVER read at `now_ns` (CLOCK_REALTIME) waited in the receive queue longer than
+// `max_wait` (server.discover-max-wait; 0: never): the server is behind, its client has
+// retransmitted or soon will, and answering it would only cost an offer hold.
+bool waited_too_long(const Datagram& datagram, std::int64_t now_ns, Duration max_wait);
 
 // `link` is the link the datagram arrived on (nullptr when unknown). The Ingress refers to
 // `link->name`, so it lives no longer than the link table.

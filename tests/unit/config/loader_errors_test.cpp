@@ -39,7 +39,7 @@ subnets:
 )",
      {"t.yaml:1:1: unknown key 'leese'; did you mean 'lease'?",
       "t.yaml:4:5: unknown key 'pool'; did you mean 'pools'?",
-      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping"}},
+      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping, admission"}},
     {"WrongTypesSayWhatWasExpected",
      R"(server: [lab0]
 store: {type: [sqlite]}
@@ -47,7 +47,7 @@ subnets:
   - subnet: {a: 1}
     pools: 198.18.0.10-198.18.0.20
 )",
-     {"t.yaml:1:9: 'server' must be a map (keys: interfaces, listen, server-id, authoritative, user), not a list",
+     {"t.yaml:1:9: 'server' must be a map (keys: interfaces, listen, server-id, authoritative, user, discover-max-wait), not a list",
       "t.yaml:2:15: 'type' must be a single value, not a list",
       "t.yaml:4:13: 'subnet' must be a single value, not a map",
       "t.yaml:5:12: 'pools' must be a list ([a, b] or '- ' lines), not a single value"}},

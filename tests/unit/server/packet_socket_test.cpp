@@ -61,5 +61,42 @@ TEST(PacketSocket, CountsDatagramsTheKernelDroppedForAFullReceiveQueue) {
   EXPECT_EQ(received + socket.receive_queue_drops(), sent + 1) << received << " read";
 }
 
+// Each datagram carries when the kernel queued it (SO_TIMESTAMPNS): how long it waited for the
+// server is what discover-max-wait judges.
+TEST(PacketSocket, TellsWhenTheKernelQueuedEachDatagram) {
+  boost::asio::io_context io;
+  auto opened = PacketSocket::open(io, config::Endpoint{Ipv4{127, 0, 0, 1}, 0});
+  ASSERT_TRUE(opened) << opened.error();
+  PacketSocket& socket = *opened;
+  const int sender = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(sender, 0);
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_port = htons(socket.socket().local_endpoint().port());
+  target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::array<std::uint8_t, 300> payload{};
+  const auto realtime_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  // The kernel turns arrival stamps on asynchronously after the first SO_TIMESTAMPNS socket
+  // asks (a static key flipped from a work queue); until then datagrams are stamped when read.
+  ::usleep(200'000);
+  const std::int64_t before = realtime_ns();
+  ASSERT_EQ(::sendto(sender, payload.data(), payload.size(), 0, reinterpret_cast<const sockaddr*>(&target),
+                     sizeof target), static_cast<ssize_t>(payload.size()));
+  ::close(sender);
+  ::usleep(300'000);  // the datagram waits in the queue
+  std::error_code error;
+  ASSERT_EQ(socket.receive_batch(error), 1u) << error.message();
+  const Datagram& datagram = socket.datagram(0);
+  const std::int64_t read_at = realtime_ns();
+  EXPECT_GE(datagram.queued_at_ns, before - 1'000'000);
+  EXPECT_LE(datagram.queued_at_ns, before + 100'000'000);
+  EXPECT_TRUE(waited_too_long(datagram, read_at, std::chrono::milliseconds{200}));
+  EXPECT_FALSE(waited_too_long(datagram, read_at, std::chrono::seconds{1}));
+  EXPECT_FALSE(waited_too_long(datagram, read_at, Duration{0})) << "0: never shed";
+}
+
 }  // namespace
 }  // namespace landlord::server
