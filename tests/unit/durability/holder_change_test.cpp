@@ -3,6 +3,7 @@
 // simulation's sweep found the machine retrying only the new grant, which the store refused.
 #include <gtest/gtest.h>
 
+#include "commit_results.hpp"
 #include "engine_harness.hpp"
 #include "landlord/durability/machine.hpp"
 #include "landlord/store/memory_lease_store.hpp"
@@ -15,9 +16,7 @@ using engine::testing::key;
 using store::WriteResult;
 using namespace std::chrono_literals;
 
-CommitResult failure() {
-  return unexpected(store::StoreError{store::StoreError::Kind::Io, "disk I/O error"});
-}
+using testing::failure;
 
 class HolderChange : public ::testing::Test {
  protected:

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "commit_results.hpp"
 #include "engine_harness.hpp"
 
 namespace landlord::durability {
@@ -16,13 +17,8 @@ using engine::testing::key;
 using store::WriteResult;
 using namespace std::chrono_literals;
 
-CommitResult all(std::size_t count, WriteResult each = WriteResult::Written) {
-  return std::vector<WriteResult>(count, each);
-}
-
-CommitResult failure() {
-  return unexpected(store::StoreError{store::StoreError::Kind::Io, "disk on fire"});
-}
+using testing::all;
+using testing::failure;
 
 class MachineTest : public ::testing::Test {
  protected:

@@ -4,6 +4,7 @@
 // became full-time leases after a disk-full outage and exhausted a pool of 919.
 #include <gtest/gtest.h>
 
+#include "commit_results.hpp"
 #include "engine_harness.hpp"
 #include "landlord/durability/machine.hpp"
 
@@ -15,11 +16,9 @@ using engine::testing::key;
 using store::WriteResult;
 using namespace std::chrono_literals;
 
-CommitResult all(std::size_t count, WriteResult each = WriteResult::Written) {
-  return std::vector<WriteResult>(count, each);
-}
+using testing::all;
 CommitResult failure() {
-  return unexpected(store::StoreError{store::StoreError::Kind::Full, "database or disk is full"});
+  return testing::failure(store::StoreError::Kind::Full, "database or disk is full");
 }
 
 class UnacknowledgedGrant : public ::testing::Test {
