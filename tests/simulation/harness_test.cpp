@@ -150,6 +150,20 @@ TEST(Simulator, CatchesAnAckSentBeforeItsCommit) {
   EXPECT_TRUE(lost) << report.summary();
 }
 
+// A grant the store refused because a rival server wrote the address first, acknowledged
+// anyway: the client holds an address the store gives to the rival's client.
+TEST(Simulator, CatchesAGrantAcknowledgedOverARivalsWrite) {
+  SimulationOptions options = small_lossy_run(7);
+  options.crashes_per_hour = 0;
+  options.rival_grants_per_hour = 3000;
+  options.ack_refused_grants = true;
+  const SimulationReport report = Simulator(options).run();
+  EXPECT_GT(report.rival_fenced, 0u) << report.summary();
+  const bool lost = std::any_of(report.findings.begin(), report.findings.end(),
+                                [](const Finding& f) { return f.rule == "acked-lease-lost"; });
+  EXPECT_TRUE(lost) << report.summary();
+}
+
 // A server that expires leases late keeps addresses from the pool; the expiry checks see it.
 TEST(Simulator, CatchesALateReclaimer) {
   SimulationOptions options = small_lossy_run(6);

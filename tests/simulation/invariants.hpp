@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "landlord/engine/engine.hpp"
@@ -42,8 +43,23 @@ class Invariants {
                  TimePoint now);
   // A failed commit: none of `batch` is in the store.
   void on_failed_commit(std::span<const lease::Lease> batch);
-  // A crash: whatever waited for a retry is gone with the process.
-  void on_crash() { unwritten_.clear(); }
+  // A crash: whatever waited for a retry is gone with the process; a restarted engine reads
+  // the rival's writes from the store.
+  void on_crash() {
+    unwritten_.clear();
+    unobserved_.clear();
+  }
+  // A rival server's write the store took. Until this server observes it, a refusal of this
+  // server's write to the address is the fence working, and the engine may disagree with the
+  // store about the address.
+  void on_rival_write(const lease::Lease& record);
+  void on_observed(Ipv4 address, TimePoint now) {
+    unobserved_.erase(address);
+    observed_at_.insert_or_assign(address, now);
+  }
+  // The store's token for `address` as far as the commits seen tell (0: never written).
+  lease::FencingToken store_token(Ipv4 address) const;
+  std::size_t rival_fenced() const { return rival_fenced_; }
   std::size_t out_of_order_refusals() const { return out_of_order_refusals_; }
   // The table alone: one record per address, one bound lease per client and subnet, the
   // by-client index agrees with the records, nothing bound past its expiry, the allocator's
@@ -73,6 +89,10 @@ class Invariants {
   std::unordered_map<Ipv4, lease::Lease> last_committed_;
   std::unordered_multimap<Ipv4, ClientKey> unwritten_;  // failed records not written since
   std::size_t out_of_order_refusals_ = 0;
+  std::unordered_map<Ipv4, lease::Lease> rival_;  // the rival's last write per address
+  std::unordered_set<Ipv4> unobserved_;           // ... not yet seen by this server's engine
+  std::unordered_map<Ipv4, TimePoint> observed_at_;
+  std::size_t rival_fenced_ = 0;
   std::vector<Finding> findings_;  // the first few, in order
   std::size_t count_ = 0;
 };

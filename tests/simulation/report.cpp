@@ -24,6 +24,7 @@ std::string SimulationReport::summary() const {
       "  server: crashes={} commits={} failed_commits={} records={} lost_to_crashes={} "
       "lost_while_down={} "
       "undeliverable={} out_of_order_refusals={} audits={} agreement_checks={}\n"
+      "  rival: grants={} lost_races={} fenced={} learned={}\n"
       "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
       "duplicated={}\n"
       "  violations: auditor={} server={}",
@@ -35,7 +36,7 @@ std::string SimulationReport::summary() const {
       engine.releases, engine.expirations, engine.ignored, engine.pool_exhausted, crashes, commits,
       failed_commits, records_committed, lost_to_crashes, lost_while_down, undeliverable,
       out_of_order_refusals, audits,
-      agreement_checks, to_server.sent, to_server.dropped, to_server.duplicated, to_clients.sent,
+      agreement_checks, rival_grants, rival_lost_races, rival_fenced, engine.learned, to_server.sent, to_server.dropped, to_server.duplicated, to_clients.sent,
       to_clients.dropped, to_clients.duplicated, auditor_violation_count, finding_count);
   for (const sim::Violation& violation : auditor_violations) {
     text += fmt::format("\n  auditor {} at +{} ms: {}", to_string(violation.kind),

@@ -34,6 +34,7 @@ void add(engine::Counters& total, const engine::Counters& more) {
   total.ignored += more.ignored;
   total.pool_exhausted += more.pool_exhausted;
   total.fenced += more.fenced;
+  total.learned += more.learned;
 }
 
 void earliest(std::optional<TimePoint>& next, std::optional<TimePoint> candidate) {
@@ -63,6 +64,7 @@ Simulator::Simulator(SimulationOptions options)
       start_(kSimulationEpoch),
       now_(kSimulationEpoch),
       random_(sim::derive_seed(options_.seed, 0x5e4)),
+      rival_random_(sim::derive_seed(options_.seed, 0x71a1)),
       fleet_(options_.workload, kSimulationEpoch),
       client_side_(std::make_unique<ClientSide>(*this)),
       network_(options_.seed, options_.to_server, options_.to_clients),
@@ -103,6 +105,7 @@ SimulationReport Simulator::run() {
   const TimePoint end =
       fleet_end() + std::max(options_.lease_time, config_.lease.decline_hold) + 1min;
   start_engine(now_);
+  schedule_rival(now_);
   while (step(end)) {
   }
   now_ = end;
@@ -129,8 +132,10 @@ bool Simulator::step(TimePoint end) {
     reclaim_at = *reclaim_stuck_at_ + Duration{1};
   }
   std::optional<TimePoint> next;
+  const auto feed_due = feed_.empty() ? std::nullopt
+                                      : std::optional<TimePoint>(feed_.begin()->first);
   for (const auto& candidate : {restart_at_, network_.next_due(), commit_due_at, retry_at,
-                                reclaim_at, fleet_due, crash_at_,
+                                reclaim_at, fleet_due, crash_at_, rival_at_, feed_due,
                                 std::optional<TimePoint>(next_audit_)}) {
     earliest(next, candidate);
   }
@@ -154,6 +159,10 @@ bool Simulator::step(TimePoint end) {
     fleet_.advance(now_, sim::Fleet::as_ns(now_), *client_side_);
   } else if (due(crash_at_)) {
     crash(now_);
+  } else if (due(rival_at_)) {
+    rival_grant(now_);
+  } else if (due(feed_due)) {
+    deliver_feed();
   } else {
     audit();
     next_audit_ += options_.audit_interval;
@@ -186,6 +195,7 @@ void Simulator::finish() {
   report_.findings = invariants_.findings();
   report_.finding_count = invariants_.count();
   report_.out_of_order_refusals = invariants_.out_of_order_refusals();
+  report_.rival_fenced = invariants_.rival_fenced();
   report_.to_server = network_.counters(Direction::ToServer);
   report_.to_clients = network_.counters(Direction::ToClients);
 }
@@ -247,8 +257,107 @@ void Simulator::crash(TimePoint now) {
   machine_.reset();
   report_.lost_to_crashes += lost;
   store_queue_.clear();
+  feed_.clear();  // the new engine reads the rival's writes from the store
   crash_at_.reset();
   restart_at_ = now + Duration{random_.between(1, options_.downtime_max.count())};
+}
+
+// ---- the rival server
+
+void Simulator::schedule_rival(TimePoint after) {
+  rival_at_.reset();
+  if (options_.rival_grants_per_hour <= 0) return;
+  const double mean_ms = 3'600'000.0 / options_.rival_grants_per_hour;
+  const double wait_ms = -std::log(1.0 - rival_random_.unit()) * mean_ms;
+  const TimePoint at = after + Duration{static_cast<std::int64_t>(wait_ms) + 1};
+  if (at < fleet_end()) rival_at_ = at;
+}
+
+// An address the rival may grant, whose last rival write this server has seen: one this
+// server has on offer (the race the fence is for), one it has free, or any address of the pool
+// (one this server holds is refused by the store, unless this server's grant is still on its
+// way there: then the rival wins and this server's write is the one refused).
+std::optional<Ipv4> Simulator::rival_target() {
+  const auto unseen = [&](Ipv4 address) {
+    return std::any_of(feed_.begin(), feed_.end(),
+                       [&](const auto& entry) { return entry.second.address == address; });
+  };
+  const double kind = rival_random_.unit();
+  if (kind < 0.4) {
+    std::vector<Ipv4> offered;
+    engine_->for_each_lease([&](const lease::Lease& lease) {
+      if (lease.state == lease::LeaseState::Offered) offered.push_back(lease.address);
+    });
+    if (offered.empty()) return std::nullopt;
+    const Ipv4 address = offered[static_cast<std::size_t>(
+        rival_random_.between(0, static_cast<std::int64_t>(offered.size()) - 1))];
+    return unseen(address) ? std::nullopt : std::optional<Ipv4>(address);
+  }
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const Ipv4 address{options_.pool.first.to_uint() +
+                       static_cast<std::uint32_t>(rival_random_.between(
+                           0, static_cast<std::int64_t>(options_.pool.size()) - 1))};
+    const auto record = engine_->find(address);
+    const bool free = !record || record->state == lease::LeaseState::Expired ||
+                      record->state == lease::LeaseState::Released;
+    if ((free || kind >= 0.7) && !unseen(address)) return address;
+  }
+  return std::nullopt;
+}
+
+// The rival grants an address to a client of its own: a conditional write with the next token,
+// as a peer's would be. The store decides; this server hears of it through the feed.
+void Simulator::rival_grant(TimePoint now) {
+  schedule_rival(now);
+  if (!engine_) return;
+  const auto address = rival_target();
+  if (!address) return;
+  lease::Lease record;
+  record.address = *address;
+  const std::uint32_t number = static_cast<std::uint32_t>(report_.rival_grants +
+                                                          report_.rival_lost_races);
+  const std::array<std::uint8_t, 6> mac{0x02, 0x52, 0x49,  // locally administered: "RI"
+                                        static_cast<std::uint8_t>(number >> 16),
+                                        static_cast<std::uint8_t>(number >> 8),
+                                        static_cast<std::uint8_t>(number)};
+  record.hardware = HardwareAddress(HardwareAddress::kEthernet, mac);
+  record.client = ClientKey::from({}, record.hardware);
+  record.state = lease::LeaseState::Bound;
+  record.subnet_id = 1;
+  record.granted_at = now;
+  record.lease_time = options_.lease_time;
+  record.renew_time = options_.lease_time / 2;
+  record.rebind_time = options_.lease_time * 7 / 8;
+  record.fencing_token = invariants_.store_token(*address) + 1;
+  const std::vector<lease::Lease> batch{record};
+  const auto results = store_->commit(batch);
+  if (!results) {
+    invariants_.report(now, "store-error", results.error().message);
+    return;
+  }
+  if (options_.trace_address) trace(fmt::format("rival writes {}: {}", describe(record),
+                                                results->front() == store::WriteResult::Written
+                                                    ? "written"
+                                                    : "refused"));
+  mix(0x71a1 ^ record.address.to_uint());
+  if (results->front() != store::WriteResult::Written) {
+    ++report_.rival_lost_races;  // this server's record got there first: the rival backs off
+    return;
+  }
+  ++report_.rival_grants;
+  invariants_.on_rival_write(record);
+  const Duration lag{rival_random_.between(0, options_.rival_feed_lag_max.count())};
+  feed_.emplace(now + lag, record);
+}
+
+// The store's feed brings the rival's write to this server's engine.
+void Simulator::deliver_feed() {
+  const lease::Lease record = feed_.begin()->second;
+  feed_.erase(feed_.begin());
+  if (!engine_) return;
+  engine_->observe(record);
+  invariants_.on_observed(record.address, now_);
+  check_free_set(record.address);
 }
 
 // Called once per engine: when it crashes, or at the end of the run.
@@ -384,7 +493,9 @@ std::optional<Datagram> Simulator::encode_reply(const engine::Reply& reply) {
 void Simulator::drive() {
   machine_->ready(now_, ready_);
   for (const durability::Release& release : ready_.released) {
-    if (release.verdict == durability::Verdict::Send && release.reply != nullptr) {
+    const bool broken = options_.ack_refused_grants &&
+                        release.verdict == durability::Verdict::StaleToken;
+    if ((release.verdict == durability::Verdict::Send || broken) && release.reply != nullptr) {
       send_reply(*release.reply);
     }
   }

@@ -7,6 +7,7 @@
 // replays exactly from it.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,15 @@ struct SimulationOptions {
   // store only): the machine acknowledges nothing until it ends, then writes its backlog.
   std::optional<sim::Window> store_outage;
 
+  // A rival server sharing the store, as a peer on PostgreSQL does: at this rate it grants an
+  // address this server has free or on offer to a client of its own, writing straight to the
+  // store with the next fencing token (the race of two servers granting one address). This
+  // server learns of it from the store's feed (Engine::observe) up to `rival_feed_lag_max`
+  // later; until then a grant of its own on that address must be refused by token, and never
+  // acknowledged. Memory or SQLite store alike: the store's own rule arbitrates.
+  double rival_grants_per_hour = 0;
+  Duration rival_feed_lag_max = 30s;
+
   // Server crashes: the engine and every uncommitted reply are thrown away; after the
   // downtime (packets to the server are lost meanwhile) a new engine is rebuilt from the store.
   double crashes_per_hour = 0;
@@ -67,6 +77,9 @@ struct SimulationOptions {
   // A deliberately broken pipeline that acknowledges before the commit: the checks must
   // catch it once crashes lose what was acknowledged (the test that proves they can fail).
   bool ack_before_commit = false;
+  // A deliberately broken pipeline that acknowledges a grant the store refused for a stale
+  // token: the checks must catch it once a rival server writes first.
+  bool ack_refused_grants = false;
   // A deliberately late reclaimer, run this long after next_deadline(): the expiry checks
   // must catch it.
   Duration reclaim_late_by{0};
@@ -96,7 +109,10 @@ struct SimulationReport {
   std::size_t crashes = 0, commits = 0, failed_commits = 0, records_committed = 0, audits = 0,
               agreement_checks = 0, lost_to_crashes = 0, lost_while_down = 0,
               undeliverable = 0,  // replies to a ciaddr nobody had any more
-              out_of_order_refusals = 0;  // refused behind a failed earlier record: no violation
+              out_of_order_refusals = 0,  // refused behind a failed earlier record: no violation
+              rival_grants = 0,      // a rival's writes that the store took
+              rival_lost_races = 0,  // a rival's writes the store refused (ours came first)
+              rival_fenced = 0;      // our writes refused because a rival's came first
   NetworkCounters to_server, to_clients;
 
   bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }
@@ -132,6 +148,10 @@ class Simulator {
   void start_engine(TimePoint now);
   void crash(TimePoint now);
   void schedule_crash(TimePoint after);
+  void schedule_rival(TimePoint after);
+  void rival_grant(TimePoint now);
+  void deliver_feed();
+  std::optional<Ipv4> rival_target();
 
   void on_client_transmission(sim::Transmission& transmission);
   void deliver(Datagram datagram);
@@ -157,6 +177,7 @@ class Simulator {
   TimePoint start_;
   TimePoint now_;
   sim::Random random_;  // the server side's choices: commit delays, crash times
+  sim::Random rival_random_;  // the rival's own draws: other seeds' runs stay as they were
   sim::Fleet fleet_;
   std::unique_ptr<ClientSide> client_side_;
   LossyNetwork network_;
@@ -164,6 +185,8 @@ class Simulator {
   std::unique_ptr<engine::Engine> engine_;  // null while the server is down
   std::optional<TimePoint> restart_at_;
   std::optional<TimePoint> crash_at_;
+  std::optional<TimePoint> rival_at_;
+  std::multimap<TimePoint, lease::Lease> feed_;  // the rival's writes, due at this server
   // Reclaim passes at one instant; beyond a bound the engine's deadline is stuck in the past.
   TimePoint reclaim_instant_;
   std::size_t reclaim_passes_ = 0;

@@ -28,8 +28,8 @@ inline LinkFaults lossy_link() {
 }
 
 // One seed, one run: fleet size, lease time, offer hold, authority, pool (sometimes smaller
-// than the fleet, so expired addresses change hands), faults, store failures and crash rate all
-// drawn from the seed.
+// than the fleet, so expired addresses change hands), faults, store failures, crash rate and a
+// rival server's grants all drawn from the seed.
 inline SimulationOptions sweep_options(std::uint64_t seed) {
   sim::Random pick(sim::derive_seed(seed, 0x5eed));
   SimulationOptions options;
@@ -70,6 +70,11 @@ inline SimulationOptions sweep_options(std::uint64_t seed) {
   options.commit_delay_max = Duration{pick.between(1, 100)};
   options.crashes_per_hour = pick.chance(0.7) ? pick.unit() * 12.0 : 0.0;
   options.store_failure = pick.chance(0.3) ? pick.unit() * 0.05 : 0.0;
+  // Drawn last, so the draws above (and the runs of seeds without a rival) stay as they were.
+  if (pick.chance(0.3)) {
+    options.rival_grants_per_hour = pick.unit() * 600.0;
+    options.rival_feed_lag_max = Duration{pick.between(0, 60'000)};
+  }
   return options;
 }
 

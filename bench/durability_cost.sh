@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# What durability costs in server CPU at an everyday load (issue #12): landlord with the memory
+# store against landlord with SQLite (every ACK after its fdatasync, group commit), each driven
+# by landlord-sim as a relay agent on loopback with RATE new clients a second (open loop) for
+# SECONDS, ROUNDS times alternating. The server's CPU (utime + stime of all its threads, from
+# /proc/PID/stat, 10 ms ticks) is read just before and after each run and divided by the
+# leases landlord-sim got. Prints each run, the medians and the ratio SQLite / memory.
+#   bench/durability_cost.sh [BUILD_DIR] [RATE] [SECONDS] [ROUNDS]
+#                            (default build/release, 4000/s, 15 s, 3 rounds)
+# Nothing leaves 127.0.0.1.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+build=${1:-$repo/build/release}
+rate=${2:-4000}
+seconds=${3:-15}
+rounds=${4:-3}
+landlord=$build/tools/landlord/landlord
+sim=$build/tools/landlord-sim/landlord-sim
+[[ -x $landlord && -x $sim ]] || { echo "no landlord or landlord-sim in $build" >&2; exit 1; }
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
+((rate * seconds <= 60000)) || { echo "RATE x SECONDS must fit the 65,024-address pool" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/bench-durability.XXXXXX)
+server_pid=""
+cleanup() {
+  [[ -n $server_pid ]] && { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+port=$((30000 + $$ % 20000))
+while ss -Huln "sport = :$port or sport = :$((port + 1))" | grep -q .; do port=$((port + 2)); done
+ticks_per_s=$(getconf CLK_TCK)
+declare -A results
+run_one() {  # NAME STORE_YAML ROUND
+  local name=$1 dir=$work/$1.$3
+  mkdir -p "$dir"
+  cat >"$dir/landlord.yaml" <<YAML
+server:
+  listen: 127.0.0.1:$port
+store:
+$2
+lease:
+  time: 1h
+  offer-hold: 10s
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [198.18.1.0-198.18.254.255]
+    relays: [127.0.0.1]
+log:
+  level: warn
+YAML
+  "$landlord" --allow-root -c "$dir/landlord.yaml" >"$dir/landlord.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do ss -Huln "sport = :$port" | grep -q . && break; sleep 0.1; done
+  local start_cpu end_cpu leases cpu_us
+  start_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
+  timeout $((seconds + 60)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
+    --clients $((rate * seconds)) --rate "$rate" --duration "$((seconds + 5))s" \
+    --seed "$3" --report "$dir/report.json" >"$dir/sim.out" 2>&1 || true
+  end_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  leases=$(jq '.leases_acquired' "$dir/report.json")
+  cpu_us=$(awk -v t=$((end_cpu - start_cpu)) -v hz="$ticks_per_s" -v n="$leases" \
+    'BEGIN { printf "%.1f", n > 0 ? t / hz * 1e6 / n : 0 }')
+  printf '%-7s round %d: %6d leases of %d, server CPU %5.1f us/DORA, REQUEST->ACK p99 %s ms\n' \
+    "$name" "$3" "$leases" $((rate * seconds)) "$cpu_us" \
+    "$(jq -r '.latency_ms.request_ack.p99 // .request_ack_ms.p99 // "?"' "$dir/report.json")"
+  results[$name]+="$cpu_us "
+}
+echo "durability cost: ${rate} new clients/s for ${seconds}s, ${rounds} rounds, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+for ((round = 1; round <= rounds; round++)); do
+  run_one memory "  type: memory" "$round"
+  run_one sqlite "  type: sqlite
+  path: $work/leases.$round.db" "$round"
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+memory=$(echo "${results[memory]}" | median)
+sqlite=$(echo "${results[sqlite]}" | median)
+awk -v m="$memory" -v s="$sqlite" 'BEGIN { printf "median server CPU per DORA: memory %.1f us, sqlite %.1f us: sqlite/memory %.2fx (target <= 1.5x)\n", m, s, m > 0 ? s / m : 0 }'
