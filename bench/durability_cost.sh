@@ -62,7 +62,7 @@ YAML
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
   leases=$(jq '.leases_acquired' "$dir/report.json")
   cpu_us=$(awk -v t=$((end_cpu - start_cpu)) -v hz="$ticks_per_s" -v n="$leases" \
-    'BEGIN { printf "%.1f", n > 0 ? t / hz * 1e6 / n : 0 }')
+    'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')
   printf '%-7s round %d: %6d leases of %d, server CPU %5.1f us/DORA, REQUEST->ACK p99 %s ms\n' \
     "$name" "$3" "$leases" $((rate * seconds)) "$cpu_us" \
     "$(jq -r '.latency_ms.request_ack.p99 // .request_ack_ms.p99 // "?"' "$dir/report.json")"
@@ -77,4 +77,4 @@ done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 memory=$(echo "${results[memory]}" | median)
 sqlite=$(echo "${results[sqlite]}" | median)
-awk -v m="$memory" -v s="$sqlite" 'BEGIN { printf "median server CPU per DORA: memory %.1f us, sqlite %.1f us: sqlite/memory %.2fx (target <= 1.5x)\n", m, s, m > 0 ? s / m : 0 }'
+awk -v m="$memory" -v s="$sqlite" 'BEGIN { printf "median server CPU per DORA: memory %.1f us, sqlite %.1f us: sqlite/memory %.2fx (target <= 1.5x)\n", m, s, (m > 0 ? s / m : 0) }'
