@@ -291,11 +291,24 @@ Expected<ChangeCursor, StoreError> PostgresLeaseStore::now() {
     connection_->handle.reset();
     return unexpected(result.error());
   }
-  return ChangeCursor{PQgetvalue(result->get(), 0, 0)};
+  return ChangeCursor{PQgetvalue(result->get(), 0, 0), connection_->connects};
+}
+
+Expected<Changes, StoreError> PostgresLeaseStore::reload() {
+  // The cursor first: a row committed between it and the load comes again in the next poll.
+  auto cursor = now();
+  if (!cursor) return unexpected(cursor.error());
+  Changes changes;
+  changes.next = std::move(*cursor);
+  changes.reloaded = true;
+  auto loaded = load([&](lease::Lease&& record) { changes.records.push_back(std::move(record)); });
+  if (!loaded) return unexpected(loaded.error());
+  return changes;
 }
 
 Expected<Changes, StoreError> PostgresLeaseStore::changes_since(const ChangeCursor& cursor) {
   if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  if (cursor.connection != connection_->connects) return reload();
   PGconn* const connection = connection_->handle.get();
   const Deadline deadline = deadline_after(options_.timeout);
   const char* values[] = {cursor.snapshot.c_str()};
@@ -329,6 +342,7 @@ Expected<Changes, StoreError> PostgresLeaseStore::changes_since(const ChangeCurs
   }
   Changes changes;
   changes.next.snapshot = PQgetvalue(rows.get(), 0, 0);
+  changes.next.connection = connection_->connects;
   for (int row = 0; row < PQntuples(rows.get()); ++row) {
     if (PQgetisnull(rows.get(), row, 1) != 0) continue;  // no change: the LEFT JOIN's empty row
     lease::Lease record;

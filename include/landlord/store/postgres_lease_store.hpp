@@ -21,13 +21,19 @@ struct PostgresOptions {
 
 // Where a change feed stands: a PostgreSQL snapshot (pg_snapshot text, "xmin:xmax:xip,...").
 // Every row written by a transaction this snapshot does not see is a change still to learn.
+// A snapshot means something only to the database server that took it: after a failover to a
+// replica, transaction ids may restart below the old primary's (ids it handed out but never
+// shipped), and those rows would look already seen. So a cursor names the connection it was
+// taken on, and a poll over any other connection reloads the whole table instead.
 struct ChangeCursor {
   std::string snapshot;
+  std::uint64_t connection = 0;  // PostgresLeaseStore's connection count when it was taken
 };
 
 struct Changes {
   std::vector<lease::Lease> records;  // the current row of every address changed since
   ChangeCursor next;                  // where the next poll starts
+  bool reloaded = false;              // records is the whole table (the cursor's connection went)
 };
 
 class PostgresLeaseStore final : public LeaseStore {
@@ -49,7 +55,8 @@ class PostgresLeaseStore final : public LeaseStore {
 
   // The change feed (polling by snapshot): `now()` is a cursor from which every later commit is
   // seen; `changes_since` returns the rows changed by transactions `cursor` did not see,
-  // committed by any server (this one included), and the cursor to poll from next.
+  // committed by any server (this one included), and the cursor to poll from next; on a
+  // connection other than the cursor's (a reconnect: maybe to another server), every row.
   Expected<ChangeCursor, StoreError> now();
   Expected<Changes, StoreError> changes_since(const ChangeCursor& cursor);
 
@@ -64,6 +71,7 @@ class PostgresLeaseStore final : public LeaseStore {
   PostgresLeaseStore(PostgresOptions options, std::string name,
                      std::unique_ptr<Connection> connection);
   Expected<void, StoreError> ensure_connected();
+  Expected<Changes, StoreError> reload();
 
   PostgresOptions options_;
   std::string name_;

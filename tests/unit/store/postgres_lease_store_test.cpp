@@ -218,6 +218,41 @@ TEST_F(PostgresLeaseStoreTest, ChangeFeedSeesATransactionThatCommitsAfterThePoll
   EXPECT_EQ(second_poll->records[0].hostname, "slow");
 }
 
+// A poll over a new connection (the database restarted, or the URL's next host was promoted
+// after a failover) cannot trust the old cursor: a promoted replica may hand out transaction ids
+// the old primary already had, and rows they write would look already seen. Such a poll returns
+// the whole table. The cursor here is one from a primary whose ids ran far ahead of this one's.
+TEST_F(PostgresLeaseStoreTest, ChangeFeedReloadsTheWholeTableAfterAReconnect) {
+  auto writer = open();
+  auto reader = open();
+  ASSERT_TRUE(writer && reader);
+  commit_ok(*writer, {bound_lease(1, 1), bound_lease(2, 1)});
+  auto cursor = reader->now();
+  ASSERT_TRUE(cursor.has_value()) << cursor.error().message;
+  ChangeCursor ahead = *cursor;
+  ahead.snapshot = "4000000000:4000000000:";
+  commit_ok(*writer, {bound_lease(3, 1)});
+  auto blind = reader->changes_since(ahead);  // the hazard: on its own connection it sees nothing
+  ASSERT_TRUE(blind.has_value()) << blind.error().message;
+  EXPECT_TRUE(blind->records.empty());
+  EXPECT_FALSE(blind->reloaded);
+
+  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                database_.name() + "' AND pid <> pg_backend_pid()");
+  EXPECT_FALSE(reader->changes_since(ahead).has_value());  // the connection is gone
+  auto reloaded = reader->changes_since(ahead);
+  ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
+  EXPECT_TRUE(reloaded->reloaded);
+  EXPECT_EQ(reloaded->records.size(), 3u);
+  EXPECT_EQ(reader->reconnects(), 1u);
+
+  // From the new cursor on, polling is incremental again.
+  auto quiet = reader->changes_since(reloaded->next);
+  ASSERT_TRUE(quiet.has_value()) << quiet.error().message;
+  EXPECT_FALSE(quiet->reloaded);
+  EXPECT_TRUE(quiet->records.empty());
+}
+
 // The connection dies under the store (the database restarted, a proxy dropped it): the commit
 // fails, nothing of it is kept, and the next one reconnects.
 TEST_F(PostgresLeaseStoreTest, LostConnectionFailsTheCommitAndTheNextOneReconnects) {
