@@ -3,6 +3,12 @@
 #   postgres_cluster.sh start DIR   initdb in DIR/data, listen only on a UNIX socket in DIR
 #                                   (listen_addresses=''), superuser and database `landlord`
 #   postgres_cluster.sh stop DIR    stop it (immediate) and remove DIR
+#   postgres_cluster.sh replica PRIMARY_DIR DIR
+#                                   a streaming replica of the cluster in PRIMARY_DIR
+#                                   (pg_basebackup -R), its socket in DIR; the primary then
+#                                   waits for it to flush every commit before answering COMMIT
+#                                   (synchronous_standby_names = '*', set on the primary only)
+#   postgres_cluster.sh promote DIR the replica in DIR becomes a primary (pg_ctl promote)
 # Connect with: postgresql:///landlord?host=DIR&user=landlord
 # initdb refuses to run as root, so as root the cluster runs as `nobody`.
 set -euo pipefail
@@ -12,6 +18,21 @@ bin=${LANDLORD_PG_BIN:-/usr/lib/postgresql/15/bin}
 
 as_owner() {
   if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi
+}
+
+start_server() {  # the cluster in $dir/data, its socket in $dir
+  if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+      -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=60" \
+      start >/dev/null; then
+    cat "$dir/server.log" >&2
+    exit 1
+  fi
+}
+
+prepare_dir() {
+  mkdir -p "$dir"
+  chmod 700 "$dir"
+  if [[ $(id -u) -eq 0 ]]; then chown nobody "$dir"; fi
 }
 
 stop() {
@@ -28,22 +49,33 @@ case $action in
       exit 1
     fi
     stop  # a cluster left by an interrupted run
-    mkdir -p "$dir"
-    chmod 700 "$dir"
-    if [[ $(id -u) -eq 0 ]]; then chown nobody "$dir"; fi
+    prepare_dir
     as_owner "$bin/initdb" -D "$dir/data" -U landlord --auth=trust -E UTF8 --no-locale \
       >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
     # The socket lives in DIR; nothing listens on TCP. Short paths: a socket path is at most
     # 107 bytes.
-    if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=60" \
-        start >/dev/null; then
-      cat "$dir/server.log" >&2
-      exit 1
-    fi
+    start_server
     chmod 711 "$dir"  # others reach the socket, not the data
     as_owner "$bin/createdb" -h "$dir" -U landlord landlord
     ;;
+  replica)
+    # initdb's trust rules include "local replication all trust": the base backup and the
+    # stream need nothing more.
+    primary=$dir
+    dir=${3:?usage: $0 replica PRIMARY_DIR DIR}
+    stop
+    prepare_dir
+    as_owner "$bin/pg_basebackup" -h "$primary" -U landlord -D "$dir/data" -R -X stream \
+      -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+    start_server
+    chmod 711 "$dir"
+    # After the copy, so the replica (promoted one day, with no standby of its own) does not
+    # wait for a standby too.
+    as_owner "$bin/psql" -X -q -h "$primary" -U landlord -d landlord \
+      -c "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" \
+      >/dev/null
+    ;;
+  promote) as_owner "$bin/pg_ctl" -D "$dir/data" -w -t 30 promote >/dev/null ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|promote DIR, or $0 replica PRIMARY_DIR DIR" >&2; exit 2 ;;
 esac
