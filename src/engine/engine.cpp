@@ -32,6 +32,7 @@
 #include "landlord/lease/allocator.hpp"
 #include "landlord/lease/lease_table.hpp"
 #include "classes.hpp"
+#include "discover_waits.hpp"
 #include "reply.hpp"
 #include "topology.hpp"
 
@@ -73,6 +74,7 @@ struct Engine::State {
   lease::Allocator allocator;
   Counters counters;
   std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
+  DiscoverWaits discover_waits;  // how long clients left to a peer have been trying
 
   explicit State(const config::Config& initial) : config(initial) { rebuild_allocator(); }
 
@@ -447,11 +449,14 @@ struct Engine::State {
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                    TimePoint now) {
     ++counters.discovers;
-    if (share && !answers_discover(message, *share, config.peers.answer_all_after)) {
+    const ClientKey client = message.client_key();
+    // Neither our bucket nor `secs` past answer-all-after: maybe a client that leaves secs at 0
+    // and has been trying that long as far as we saw.
+    if (share && !answers_discover(message, *share, config.peers.answer_all_after) &&
+        discover_waits.trying_for(client, now) < config.peers.answer_all_after) {
       ++counters.left_to_peers;
       return ignore("DISCOVER in a peer's hash buckets (peers.servers)");
     }
-    const ClientKey client = message.client_key();
     const auto address = allocate(view, message, client);
     if (!address) {
       ++counters.pool_exhausted;
@@ -482,6 +487,7 @@ struct Engine::State {
                   TimePoint now) {
     ++counters.requests;
     const ClientKey client = message.client_key();
+    if (share) discover_waits.forget(client);  // it was offered an address: no longer waiting
     const auto requested = message.options.get_ipv4(option::kRequestedAddress);
     switch (classify(message, ingress)) {
       case RequestState::Selecting:

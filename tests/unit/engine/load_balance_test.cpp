@@ -95,6 +95,69 @@ TEST(Peers, EachServerOffersOnlyToItsOwnBucketsUnlessTheClientHasWaited) {
   EXPECT_EQ(reply_type(first.send(waited)), MessageType::Offer);
 }
 
+// A client that leaves `secs` at 0 (some embedded stacks, some PXE ROMs) never reaches
+// answer-all-after by secs: the server counts from the first DISCOVER of it that it left to the
+// peer, and answers once the client has been trying that long.
+TEST(Peers, AClientThatAlwaysSendsSecsZeroIsAnsweredOnceItHasTriedLongEnough) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);  // secs = 0 each time
+  first.now += 2s;
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  first.now += 1s;  // 3 s since the first: answer-all-after
+  EXPECT_EQ(reply_type(first.discover(theirs)), MessageType::Offer);
+  EXPECT_EQ(first.engine.counters().left_to_peers, 2u);
+  (void)ours;
+}
+
+// A client its peer served (its REQUEST, broadcast in SELECTING, reaches us too) and one silent
+// for longer than DHCP's longest retransmission wait (64 s) start over: a later DISCOVER of
+// theirs is the peer's again, not answered by both.
+TEST(Peers, AClientThatWasServedOrWentSilentStartsOver) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  first.select(theirs, Ipv4{198, 18, 0, 150}, kOtherServer);  // the peer's OFFER was taken
+  first.now += 5s;
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  first.now += 71s;
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  first.now += 2s;
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  first.now += 1s;
+  EXPECT_EQ(reply_type(first.discover(theirs)), MessageType::Offer);
+  (void)ours;
+}
+
+// What the server remembers is bounded (16,384 clients): past that a new client is not timed
+// (it is answered only by its peer, or once its secs say so), until silent ones age out.
+TEST(Peers, TheFirstSeenTimesAreBounded) {
+  Harness first{peer_config(kServerAddress)};
+  const auto peers_client = [](int index) {
+    auto message = client_message(MessageType::Discover, 0);
+    message.chaddr[3] = static_cast<std::uint8_t>(index >> 16);
+    message.chaddr[4] = static_cast<std::uint8_t>(index >> 8);
+    message.chaddr[5] = static_cast<std::uint8_t>(index);
+    return message;
+  };
+  int index = 0;
+  for (int remembered = 0; remembered < 16384; ++index) {
+    const auto message = peers_client(index);
+    if (*client_bucket(message) % 2 == 0) continue;  // ours: never timed
+    ASSERT_EQ(reply_type(first.send(message)), std::nullopt);
+    ++remembered;
+  }
+  auto late = peers_client(index);
+  while (*client_bucket(late) % 2 == 0) late = peers_client(++index);
+  EXPECT_EQ(reply_type(first.send(late)), std::nullopt);
+  first.now += 4s;
+  EXPECT_EQ(reply_type(first.send(late)), std::nullopt);  // not remembered: the table was full
+  first.now += 71s;  // the others fell silent: the next new client sweeps them out
+  EXPECT_EQ(reply_type(first.send(late)), std::nullopt);
+  first.now += 3s;
+  EXPECT_EQ(reply_type(first.send(late)), MessageType::Offer);
+}
+
 TEST(Peers, EachServerAllocatesFromItsOwnSegmentOfThePool) {
   const auto [ours, theirs] = one_client_of_each_peer();
   Harness first{peer_config(kServerAddress)};
