@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "landlord/base/duration.hpp"
+#include "landlord/sim/client_groups.hpp"
 #include "landlord/sim/client_macs.hpp"
 #include "landlord/sim/request_options.hpp"
 
@@ -113,6 +114,16 @@ Problem lease_time(Settings& s, std::string_view text) {
   return std::nullopt;
 }
 
+Problem client_group(Settings& s, std::string_view text) {
+  auto group = parse_client_group(text);
+  if (!group) return fmt::format("{}: {}", text, group.error());
+  double total = group->share;
+  for (const ClientGroup& other : s.workload.client_groups) total += other.share;
+  if (total > 1 + 1e-9) return fmt::format("{}: the shares add up to {}, more than all clients", text, total);
+  s.workload.client_groups.push_back(std::move(*group));
+  return std::nullopt;
+}
+
 Problem max_drops(Settings& s, std::string_view text) {
   const auto limits = parse_max_drops(text);
   if (!limits) return limits.error();
@@ -200,6 +211,8 @@ const SettingSpec kTable[] = {
    [](Settings& s, std::string_view t) { return parameter_list(s, t); }},
   {"request_lease_time", "--request-lease-time", "", "D", "none", "ask for this lease time (option 51) in DISCOVER and REQUEST; whole seconds", false, "",
    [](Settings& s, std::string_view t) { return lease_time(s, t); }},
+  {"client_group", "--client-group", "", "SPEC", "none", "a share of the clients with options of their own, e.g. share=30%;option=93:u16:7;prl=1,3,6;request_lease_time=10m (see Client groups)", true, "",
+   [](Settings& s, std::string_view t) { return client_group(s, t); }},
   // Output.
   {"report", "--report", "", "FILE", "none", "write the JSON report here", false, "",
    [](Settings& s, std::string_view t) { return text_into(t, s.report_path); }},
@@ -216,6 +229,30 @@ const SettingSpec kTable[] = {
 
 std::string where(const std::string& path, const YAML::Mark& mark) {
   return fmt::format("{}:{}:{}", path, mark.line + 1, mark.column + 1);
+}
+
+// A YAML map of scalars (or lists of scalars) as "key=value;key=value".
+Expected<std::string, std::string> map_as_text(const YAML::Node& node) {
+  std::string text;
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>();
+    std::vector<std::string> values;
+    if (entry.second.IsScalar()) {
+      values.push_back(entry.second.Scalar());
+    } else if (entry.second.IsSequence()) {
+      for (const auto& item : entry.second) {
+        if (!item.IsScalar()) return unexpected(fmt::format("{} must be a list of scalars", key));
+        values.push_back(item.Scalar());
+      }
+    } else {
+      return unexpected(fmt::format("{} must be a scalar or a list", key));
+    }
+    for (const std::string& value : values) {
+      if (value.find(';') != std::string::npos) return unexpected(fmt::format("{} cannot hold ';'", key));
+      text += fmt::format("{}{}={}", text.empty() ? "" : ";", key, value);
+    }
+  }
+  return text;
 }
 
 }  // namespace
@@ -249,6 +286,12 @@ Expected<void, std::string> read_scenario(const std::string& path, GivenSettings
     std::vector<GivenValue> values;
     const auto add = [&](const YAML::Node& node) -> Expected<void, std::string> {
       const std::string at = fmt::format("{}: {}", where(path, node.Mark()), key);
+      if (spec->repeatable && node.IsMap()) {  // {share: 30%, option: [..]}: KEY=VALUE;...
+        auto text = map_as_text(node);
+        if (!text) return unexpected(fmt::format("{} {}", at, text.error()));
+        values.push_back({*text, at});
+        return {};
+      }
       if (!node.IsScalar()) {
         return unexpected(fmt::format("{} must be {}", at,
                                       spec->repeatable ? "a scalar or a list of scalars"

@@ -42,7 +42,7 @@ std::map<std::string, std::string> examples() {
       {"prl", "1,3,6"},                 {"request_lease_time", "10m"},
       {"report", "r.json"},             {"timeline", "t.csv"},
       {"stats_every", "250ms"},         {"html", "r.html"},
-      {"pcap", "p.pcap"},
+      {"pcap", "p.pcap"},               {"client_group", "share=30%;option=93:u16:7"},
   };
 }
 
@@ -71,7 +71,8 @@ std::string fingerprint(const Settings& s) {
               w.request_options.parameter_request_list.size(),
               w.request_options.lease_time_s.value_or(0)) +
          text(s.report_path, s.timeline_path, s.stats_every.count(), s.stats_every_given,
-              s.html_path, s.pcap_path);
+              s.html_path, s.pcap_path, w.client_groups.size(),
+              w.client_groups.empty() ? 0 : w.client_groups[0].share);
 }
 
 TEST(SettingTable, EveryKeyHasAnExample) {
