@@ -47,6 +47,10 @@ Fleet::Fleet(const Workload& workload, TimePoint start)
       random_(derive_seed(workload.seed, 0xf1ee7)),
       drop_random_(derive_seed(workload.seed, 0xd209)) {
   if (workload_.stay.count() <= 0) workload_.stay = workload_.duration / 2;
+  for (const ClientGroup& group : workload_.client_groups) {
+    group_options_.push_back(merged(workload_.request_options, group.options));
+  }
+  group_options_.push_back(workload_.request_options);
   clients_.reserve(workload_.clients);
   add_arrivals(start, workload_.arrival_rate_per_s, workload_.clients);
 }
@@ -122,7 +126,7 @@ void Fleet::arrive(TimePoint now, std::int64_t precise_ns, Sink& sink) {
       identity.client_id = ClientId{id};
     }
     clients_.emplace_back(identity, workload_.timing, derive_seed(workload_.seed, index + 1),
-                          &workload_.request_options);
+                          &group_options_[group_of(index, workload_.client_groups)]);
     generation_.push_back(0);
     armed_.emplace_back();
     sent_ns_.push_back(0);

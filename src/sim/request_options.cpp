@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 
+#include "landlord/base/duration.hpp"
 #include "landlord/base/hex.hpp"
 #include "landlord/base/ipv4.hpp"
 
@@ -141,6 +142,17 @@ Expected<std::vector<std::uint8_t>, std::string> parse_parameter_request_list(
     rest = rest.substr(comma + 1);
   }
   return codes;
+}
+
+Expected<std::uint32_t, std::string> parse_lease_time_s(std::string_view text) {
+  const auto lease = parse_duration(text);
+  constexpr std::int64_t kLargestLeaseMs = std::int64_t{0xfffffffe} * 1000;
+  if (!lease || lease->count() < 1000 || lease->count() % 1000 != 0 ||
+      lease->count() > kLargestLeaseMs) {
+    return unexpected(
+        fmt::format("wants whole seconds from 1s (e.g. 10m, 1h), not '{}'", text));
+  }
+  return static_cast<std::uint32_t>(lease->count() / 1000);
 }
 
 }  // namespace landlord::sim

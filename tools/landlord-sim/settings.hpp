@@ -29,16 +29,8 @@ struct Settings {
   std::string html_path;      // --html: the self-contained report
   Duration stats_every = std::chrono::seconds(1);
   bool stats_every_given = false;  // without --timeline: CSV lines on stdout
-};
-
-// perfdhcp's everyday flags as given on the command line, before they are checked.
-struct PerfdhcpFlags {
-  std::string max_drops;           // "N" or "P%"
-  std::string macs_path;           // one MAC per line
-  std::string base_mac;            // aa:bb:cc:dd:ee:ff
-  std::vector<std::string> options;  // CODE:TYPE:VALUE, repeatable
-  std::string prl;                 // 1,3,6,...
-  std::string request_lease_time;  // a duration, whole seconds
+  bool check_option82 = true;      // relay mode: replies must echo our option 82
+  std::string macs_path;           // --macs, for messages
 };
 
 // Durations use the config's grammar (base/duration.hpp): "250ms", "4s", "5m", "1h30m".
@@ -55,14 +47,11 @@ inline constexpr double kMaxRatePerSecond = 1'000'000;
 // opened by the caller (a bad --report path is an error before the run, not after it).
 std::vector<std::string> check_settings(const Settings& settings);
 
-// Checks the perfdhcp flags and puts them into `settings.workload` (the --macs file is read
-// here): one message per problem, naming the flag.
-std::vector<std::string> apply_perfdhcp_flags(const PerfdhcpFlags& flags, Settings& settings);
 // "N" or "P%" (P from 0 to 100).
 Expected<StopLimits, std::string> parse_max_drops(std::string_view text);
 
-// Reads a scenario file into `settings`. Unknown keys and bad values are errors that name
-// file:line:column.
+// Reads a scenario file into `settings` (setting_table.hpp). Unknown keys and bad values are
+// errors that name file:line:column.
 Expected<void, std::string> load_scenario(const std::string& path, Settings& settings);
 
 }  // namespace landlord::sim::cli

@@ -15,6 +15,7 @@
 #include "landlord/base/time.hpp"
 #include "landlord/sim/auditor.hpp"
 #include "landlord/sim/client.hpp"
+#include "landlord/sim/client_groups.hpp"
 #include "landlord/sim/client_macs.hpp"
 #include "landlord/sim/histogram.hpp"
 #include "landlord/sim/random.hpp"
@@ -57,6 +58,7 @@ struct Workload {
   std::vector<HardwareAddress> macs;
   std::optional<HardwareAddress> base_mac;
   RequestOptions request_options;  // --option, --prl, --request-lease-time
+  std::vector<ClientGroup> client_groups;  // --client-group: shares with their own options
   StopLimits limits;               // --max-exchanges, --max-drops
 };
 
@@ -196,6 +198,8 @@ class Fleet {
 
   Workload workload_;
   ClientMacs macs_;
+  // What each group's clients send, the run's own last; sized once, so clients may point in.
+  std::vector<RequestOptions> group_options_;
   TimePoint start_;
   Random random_;       // the workload's choices, drawn in arrival order
   Random drop_random_;  // the network's losses

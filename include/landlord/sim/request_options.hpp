@@ -33,4 +33,7 @@ Expected<ExtraOption, std::string> parse_extra_option(std::string_view text);
 Expected<std::vector<std::uint8_t>, std::string> parse_parameter_request_list(
     std::string_view text);
 
+// A requested lease time (option 51): a duration in whole seconds, from 1 s to 0xfffffffe s.
+Expected<std::uint32_t, std::string> parse_lease_time_s(std::string_view text);
+
 }  // namespace landlord::sim
