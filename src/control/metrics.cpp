@@ -268,6 +268,16 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              static_cast<double>(counters.records_written));
   out.single("landlord_store_failures_total", "counter", "Failed store transactions.",
              static_cast<double>(counters.store_failures));
+  out.family("landlord_store_commit_failures_total", "counter",
+             "Failed store transactions by the store's reason: the disk is full (full), the file or its "
+             "file system refuses writes (read_only), another process holds the lock (locked), an I/O "
+             "error or the file gone (io), corrupt, foreign, other.");
+  for (const auto& [reason, value] : counters.store_failures_by_reason) {
+    std::string name = reason;
+    std::replace(name.begin(), name.end(), '-', '_');  // "read-only" as a label value like the others
+    out.sample("landlord_store_commit_failures_total", fmt::format("reason=\"{}\"", name),
+               static_cast<double>(value));
+  }
   out.single("landlord_store_stale_refusals_total", "counter",
              "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",

@@ -678,6 +678,10 @@ class Server final : public control::Daemon {
     counters.chaddr_mismatch = chaddr_mismatch_;
     counters.discover_shed = discover_shed_;
     counters.frames_unseen = frames_unseen_;
+    for (std::size_t kind = 0; kind < store::StoreError::kKinds; ++kind) {
+      counters.store_failures_by_reason.emplace_back(
+          store::to_string(static_cast<store::StoreError::Kind>(kind)), commits.store_failures_by_kind[kind]);
+    }
     return counters;
   }
 
