@@ -136,10 +136,10 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.family("landlord_admission_refused_total", "counter",
              "Requests dropped by the pool starvation defences before the engine saw them, by reason: a "
              "request for a new address over its client's, relay's or circuit's rate (client_rate, "
-             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id or MAC prefix at its lease "
-             "cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases) or its source at its "
-             "outstanding offers (source_offers); a direct broadcast whose chaddr is not the frame's "
-             "source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
+             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id, MAC prefix or direct "
+             "sending host at its lease cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases, "
+             "source_leases) or its source at its outstanding offers (source_offers); a direct broadcast "
+             "whose chaddr is not the frame's source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
              "(discover_shed).");
   for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
     out.sample("landlord_admission_refused_total",

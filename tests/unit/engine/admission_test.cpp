@@ -190,6 +190,40 @@ TEST_F(AdmissionTest, OutstandingOffersAreCappedPerFrameSourceWhateverTheChaddr)
   EXPECT_FALSE(admission.admit(1, direct(5, kAttackerFrame), now));
 }
 
+TEST_F(AdmissionTest, AddressesAreCappedPerFrameSourceSoANeighbourOnTheLinkIsServed) {
+  config::Admission limits = no_limits();
+  limits.source_leases = 3;
+  limits.relay_leases = 10;  // the link's own cap: the attacker must not fill it
+  Admission admission = make(limits);
+  constexpr std::array<std::uint8_t, 6> kNeighbourFrame = {0x02, 0xbb, 0, 0, 0, 9};
+  // One host, a new random chaddr each time (dhcpstarv): an offer held and two leases ...
+  const Ipv4 offered{198, 18, 0, 101};
+  ASSERT_FALSE(admission.admit(1, direct(1, kAttackerFrame), now));
+  holdings.offered.insert(Holdings::entry(offered, key(1)));
+  admission.offered(1, direct(1, kAttackerFrame), offered, key(1), now);
+  EXPECT_TRUE(grant(admission, direct(2, kAttackerFrame), Ipv4{198, 18, 0, 102}));
+  EXPECT_TRUE(grant(admission, direct(3, kAttackerFrame), Ipv4{198, 18, 0, 103}));
+  // ... is its cap: offers count with leases.
+  EXPECT_EQ(admission.admit(1, direct(4, kAttackerFrame), now), Refusal::SourceLeases);
+  EXPECT_EQ(admission.admit(1, direct(5, kAttackerFrame), now), Refusal::SourceLeases);
+  // Another host on the same link is served, under the same link cap.
+  EXPECT_TRUE(grant(admission, direct(9, kNeighbourFrame), Ipv4{198, 18, 0, 109}));
+  EXPECT_EQ(admission.counters().refused[static_cast<std::size_t>(Refusal::SourceLeases)], 2u);
+  // A lease that ends makes room again (checked against the engine at most once a second).
+  holdings.bound.erase(Holdings::entry(Ipv4{198, 18, 0, 102}, key(2)));
+  EXPECT_EQ(admission.admit(1, direct(6, kAttackerFrame), now), Refusal::SourceLeases) << "not re-checked yet";
+  now += 1s;
+  EXPECT_FALSE(admission.admit(1, direct(6, kAttackerFrame), now));
+}
+
+TEST_F(AdmissionTest, TheSourceLeaseCapIsNotAppliedToRelayedRequests) {
+  config::Admission limits = no_limits();
+  limits.source_leases = 1;
+  Admission admission = make(limits);
+  EXPECT_TRUE(grant(admission, relayed(1, kRelay), Ipv4{198, 18, 0, 101}));
+  EXPECT_TRUE(grant(admission, relayed(2, kRelay), Ipv4{198, 18, 0, 102})) << "a relay's LAN is many hosts";
+}
+
 TEST_F(AdmissionTest, NoLimitsMeansEveryRequestPasses) {
   Admission admission = make(no_limits());
   for (int i = 0; i < 1000; ++i) EXPECT_FALSE(admission.admit(1, direct(1, kAttackerFrame), now));
