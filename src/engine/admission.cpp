@@ -274,7 +274,7 @@ Admitted handle_admitted(Engine& engine, Admission& admission, const RequestFact
   if (facts.new_address) {
     if (auto refusal = admission.admit(facts.subnet_id, applicant, now)) return {Outcome{}, refusal};
   }
-  Admitted admitted{engine.handle(message, ingress, now), std::nullopt};
+  Admitted admitted{engine.handle(message, ingress, now, facts), std::nullopt};
   const Outcome& outcome = admitted.outcome;
   if (facts.subnet_id == 0 || !outcome.reply) return admitted;
   const Ipv4 address = outcome.event.address;

@@ -284,6 +284,46 @@ TEST(RequestFacts, OnlyRequestsForAnAddressTheClientDoesNotHoldAreNew) {
   EXPECT_EQ(facts(client_message(MessageType::Decline, 1)).subnet_id, 0u) << "only DISCOVER and REQUEST";
 }
 
+// handle() given request_facts() skips choosing the subnet again: it must decide exactly as
+// handle() alone, on every path (a subnet, a relay, no subnet, states of a REQUEST).
+TEST(RequestFacts, HandleGivenTheFactsDecidesAsHandleAlone) {
+  Harness alone, given;
+  int replies = 0;
+  const auto both = [&](const wire::Message& message, const Ingress& ingress) {
+    const Outcome expected = alone.engine.handle(message, ingress, alone.now);
+    const RequestFacts facts = given.engine.request_facts(message, ingress);
+    const Outcome got = given.engine.handle(message, ingress, given.now, facts);
+    SCOPED_TRACE(::testing::Message() << "xid " << message.xid);
+    EXPECT_EQ(reply_type(got), reply_type(expected));
+    EXPECT_EQ(got.event.kind, expected.event.kind);
+    EXPECT_EQ(got.event.address, expected.event.address);
+    EXPECT_EQ(got.event.reason, expected.event.reason);
+    EXPECT_EQ(got.mutations.size(), expected.mutations.size());
+    if (expected.reply) ++replies;
+    return expected;
+  };
+  const Ipv4 offered = both(client_message(MessageType::Discover, 1), local_broadcast()).event.address;
+  both(client_message(MessageType::Discover, 2), local_broadcast());
+  auto relayed = client_message(MessageType::Discover, 4);
+  relayed.giaddr = kListedRelay;  // subnet 2, by its relays list
+  EXPECT_EQ(reply_type(both(relayed, from_relay(relayed.giaddr))), MessageType::Offer);
+  auto lost = client_message(MessageType::Discover, 5);
+  lost.giaddr = Ipv4{198, 19, 200, 1};  // no subnet for this relay: ignored for the same reason
+  both(lost, from_relay(lost.giaddr));
+  auto select = client_message(MessageType::Request, 1);
+  select.options.set_ipv4(option::kServerId, kServerAddress);
+  select.options.set_ipv4(option::kRequestedAddress, offered);
+  EXPECT_EQ(reply_type(both(select, local_broadcast())), MessageType::Ack);
+  auto reboot = client_message(MessageType::Request, 2);
+  reboot.options.set_ipv4(option::kRequestedAddress, Ipv4{198, 18, 0, 150});  // the printer's
+  EXPECT_EQ(reply_type(both(reboot, local_broadcast())), MessageType::Nak);
+  auto renew = client_message(MessageType::Request, 1);
+  renew.ciaddr = offered;
+  EXPECT_EQ(reply_type(both(renew, local_unicast(offered))), MessageType::Ack);
+  both(client_message(MessageType::Inform, 3), local_broadcast());  // facts not chosen
+  EXPECT_GE(replies, 6);
+}
+
 // The server's path for one request (server.cpp): facts, admission, engine.
 Admitted run(Harness& harness, Admission& admission, const wire::Message& message,
              const Ingress& ingress = local_broadcast(),
