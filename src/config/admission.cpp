@@ -49,7 +49,7 @@ std::uint32_t read_count(Reader& reader, const Field& field, std::uint64_t max, 
 Admission read_admission(Reader& reader, const Field& field) {
   Admission admission;
   const auto section = reader.section(field, keys::kAdmission);
-  std::optional<YAML::Mark> client_burst, relay_burst, circuit_burst;
+  std::optional<YAML::Mark> client_burst, relay_burst, circuit_burst, source_leases;
   for (const Field& entry : section.fields) {
     const auto rate = [&](TokenRate& into) {
       if (const auto value = reader.parsed(entry, parse_rate)) into.rate = *value;
@@ -85,6 +85,9 @@ Admission read_admission(Reader& reader, const Field& field) {
       admission.mac_prefix_leases = read_count(reader, entry, kMaxLeaseCap, 0);
     } else if (entry.name == "source-offers") {
       admission.source_offers = read_count(reader, entry, kMaxLeaseCap, admission.source_offers);
+    } else if (entry.name == "source-leases") {
+      admission.source_leases = read_count(reader, entry, kMaxLeaseCap, 0);
+      source_leases = entry.mark();
     }
   }
   // A bucket that limits needs room for one request at least; a burst with no rate is a slip.
@@ -108,6 +111,13 @@ Admission read_admission(Reader& reader, const Field& field) {
   check(admission.client, client_burst, "client");
   check(admission.relay, relay_burst, "relay");
   check(admission.circuit, circuit_burst, "circuit");
+  // One host's cap above its whole link's would never be the one reached.
+  if (source_leases && admission.source_leases > 0 && admission.relay_leases > 0 &&
+      admission.source_leases > admission.relay_leases) {
+    reader.error(*source_leases, "'source-leases' " + std::to_string(admission.source_leases) +
+                                     " is over 'relay-leases' " + std::to_string(admission.relay_leases) +
+                                     ": one host's cap must be below its link's");
+  }
   return admission;
 }
 

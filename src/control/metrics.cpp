@@ -136,10 +136,10 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.family("landlord_admission_refused_total", "counter",
              "Requests dropped by the pool starvation defences before the engine saw them, by reason: a "
              "request for a new address over its client's, relay's or circuit's rate (client_rate, "
-             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id or MAC prefix at its lease "
-             "cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases) or its source at its "
-             "outstanding offers (source_offers); a direct broadcast whose chaddr is not the frame's "
-             "source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
+             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id, MAC prefix or direct "
+             "sending host at its lease cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases, "
+             "source_leases) or its source at its outstanding offers (source_offers); a direct broadcast "
+             "whose chaddr is not the frame's source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
              "(discover_shed).");
   for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
     out.sample("landlord_admission_refused_total",
@@ -268,6 +268,16 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              static_cast<double>(counters.records_written));
   out.single("landlord_store_failures_total", "counter", "Failed store transactions.",
              static_cast<double>(counters.store_failures));
+  out.family("landlord_store_commit_failures_total", "counter",
+             "Failed store transactions by the store's reason: the disk is full (full), the file or its "
+             "file system refuses writes (read_only), another process holds the lock (locked), an I/O "
+             "error or the file gone (io), corrupt, foreign, other.");
+  for (const auto& [reason, value] : counters.store_failures_by_reason) {
+    std::string name = reason;
+    std::replace(name.begin(), name.end(), '-', '_');  // "read-only" as a label value like the others
+    out.sample("landlord_store_commit_failures_total", fmt::format("reason=\"{}\"", name),
+               static_cast<double>(value));
+  }
   out.single("landlord_store_stale_refusals_total", "counter",
              "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",

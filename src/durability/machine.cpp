@@ -276,6 +276,7 @@ void Machine::drop_parts(InFlight& batch) {
 
 void Machine::failed(const store::StoreError& error, TimePoint now) {
   ++counters_.store_failures;
+  ++counters_.store_failures_by_kind[static_cast<std::size_t>(error.kind)];
   healthy_ = false;
   notices_.push_back(Notice{NoticeKind::StoreFailed, error.message, backlog_size()});
   schedule_retry(now);

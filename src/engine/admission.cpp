@@ -47,6 +47,7 @@ std::string_view to_string(Refusal refusal) {
     case Refusal::RemoteLeases: return "remote_leases";
     case Refusal::MacPrefixLeases: return "mac_prefix_leases";
     case Refusal::SourceOffers: return "source_offers";
+    case Refusal::SourceLeases: return "source_leases";
   }
   return "unknown";
 }
@@ -189,6 +190,7 @@ std::optional<Refusal> Admission::admit(std::uint32_t subnet_id, const Applicant
   if (full(limits->circuit_leases, keys.circuit)) return refuse(Refusal::CircuitLeases);
   if (full(limits->remote_leases, keys.remote)) return refuse(Refusal::RemoteLeases);
   if (full(limits->mac_prefix_leases, keys.prefix)) return refuse(Refusal::MacPrefixLeases);
+  if (full(limits->source_leases, keys.source)) return refuse(Refusal::SourceLeases);
   if (limits->source_offers > 0 && !keys.source.empty() && live(offers_, keys.source, now) >= limits->source_offers) {
     return refuse(Refusal::SourceOffers);
   }
@@ -216,6 +218,7 @@ void Admission::offered(std::uint32_t subnet_id, const Applicant& applicant, Ipv
   if (limits->circuit_leases > 0 && !keys.circuit.empty()) hold(leases_, keys.circuit, held);
   if (limits->remote_leases > 0 && !keys.remote.empty()) hold(leases_, keys.remote, held);
   if (limits->mac_prefix_leases > 0 && !keys.prefix.empty()) hold(leases_, keys.prefix, held);
+  if (limits->source_leases > 0 && !keys.source.empty()) hold(leases_, keys.source, held);
 }
 
 void Admission::granted(std::uint32_t subnet_id, const Applicant& applicant, Ipv4 address,
@@ -228,6 +231,7 @@ void Admission::granted(std::uint32_t subnet_id, const Applicant& applicant, Ipv
   if (limits->circuit_leases > 0 && !keys.circuit.empty()) hold(leases_, keys.circuit, held);
   if (limits->remote_leases > 0 && !keys.remote.empty()) hold(leases_, keys.remote, held);
   if (limits->mac_prefix_leases > 0 && !keys.prefix.empty()) hold(leases_, keys.prefix, held);
+  if (limits->source_leases > 0 && !keys.source.empty()) hold(leases_, keys.source, held);
 }
 
 void Admission::forget_idle(TimePoint now) {
@@ -270,7 +274,7 @@ Admitted handle_admitted(Engine& engine, Admission& admission, const RequestFact
   if (facts.new_address) {
     if (auto refusal = admission.admit(facts.subnet_id, applicant, now)) return {Outcome{}, refusal};
   }
-  Admitted admitted{engine.handle(message, ingress, now), std::nullopt};
+  Admitted admitted{engine.handle(message, ingress, now, facts), std::nullopt};
   const Outcome& outcome = admitted.outcome;
   if (facts.subnet_id == 0 || !outcome.reply) return admitted;
   const Ipv4 address = outcome.event.address;

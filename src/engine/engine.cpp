@@ -668,7 +668,8 @@ struct Engine::State {
         make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
   }
 
-  Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
+  Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now,
+                 const RequestFacts* facts = nullptr) {
     if (message.op != wire::Op::BootRequest) return ignore("BOOTREPLY from a client");
     const auto type = message.type();
     if (!type) return ignore("no valid DHCP message type");
@@ -685,7 +686,7 @@ struct Engine::State {
         return ignore("server message type from a client");
     }
     if (*type == MessageType::Release) return release(message, ingress, now);
-    const SubnetChoice choice = topology.select(message, ingress);
+    const SubnetChoice choice = facts != nullptr && facts->chosen ? chosen(*facts) : topology.select(message, ingress);
     if (choice.subnet == nullptr) return ignore(choice.reason);
     const SubnetView& view = *choice.subnet;
     switch (*type) {
@@ -703,6 +704,15 @@ struct Engine::State {
     return ignore("server message type from a client");
   }
 
+  // The choice request_facts() made, again: subnet ids are 1.. in the topology's order.
+  SubnetChoice chosen(const RequestFacts& facts) const {
+    if (facts.subnet_id == 0) return {nullptr, facts.no_subnet};
+    LANDLORD_ASSERT(facts.subnet_id <= topology.subnets().size());
+    const SubnetView& view = topology.subnets()[facts.subnet_id - 1];
+    LANDLORD_ASSERT(view.id() == facts.subnet_id);
+    return {&view, {}};
+  }
+
   // Engine::request_facts: what handle() would do, without doing it.
   RequestFacts request_facts(const wire::Message& message, const Ingress& ingress) const {
     const auto type = message.type();
@@ -711,7 +721,7 @@ struct Engine::State {
       return {};
     }
     const SubnetChoice choice = topology.select(message, ingress);
-    if (choice.subnet == nullptr) return {};
+    if (choice.subnet == nullptr) return {0, false, true, choice.reason};
     const std::uint32_t subnet_id = choice.subnet->id();
     const ClientKey client = message.client_key();
     const auto holds = [&](Ipv4 address) {  // offered to or bound to this client
@@ -723,22 +733,22 @@ struct Engine::State {
       const auto own = table.facts(client);
       const bool holds_one = own != std::nullopt && own->subnet_id == subnet_id &&
                              (own->state == LeaseState::Offered || own->state == LeaseState::Bound);
-      return {subnet_id, !holds_one};
+      return {subnet_id, !holds_one, true, {}};
     }
     const auto requested = message.options.get_ipv4(option::kRequestedAddress);
     switch (classify(message, ingress)) {
       case RequestState::Selecting:
-        if (names_another_server(message, ingress) || !requested) return {subnet_id, false};
-        return {subnet_id, !holds(*requested)};
+        if (names_another_server(message, ingress) || !requested) return {subnet_id, false, true, {}};
+        return {subnet_id, !holds(*requested), true, {}};
       case RequestState::InitReboot:
-        return {subnet_id, !holds(*requested)};
+        return {subnet_id, !holds(*requested), true, {}};
       case RequestState::Renewing:
       case RequestState::Rebinding:
-        return {subnet_id, !holds(message.ciaddr)};
+        return {subnet_id, !holds(message.ciaddr), true, {}};
       case RequestState::Malformed:
         break;
     }
-    return {subnet_id, false};
+    return {subnet_id, false, true, {}};
   }
 
   std::vector<Lease> reclaim(TimePoint now, std::size_t max_records) {
@@ -950,6 +960,11 @@ bool Engine::observe(lease::Lease record) { return state_->observe(std::move(rec
 
 Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
   return state_->handle(message, ingress, now);
+}
+
+Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now,
+                       const RequestFacts& facts) {
+  return state_->handle(message, ingress, now, &facts);
 }
 
 RequestFacts Engine::request_facts(const wire::Message& message, const Ingress& ingress) const {

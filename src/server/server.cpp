@@ -237,14 +237,20 @@ class Server final : public control::Daemon {
     };
   }
 
+  // The frames' source addresses: what verify-chaddr checks, and who a direct request's sender
+  // is for the limits per source (source-offers, source-leases).
   void open_frame_sources() {
     const bool wanted = !config_.server.interfaces.empty() &&
-                        std::any_of(config_.subnets.begin(), config_.subnets.end(),
-                                    [](const config::Subnet& subnet) { return subnet.admission.verify_chaddr; });
+                        std::any_of(config_.subnets.begin(), config_.subnets.end(), [](const config::Subnet& subnet) {
+                          const config::Admission& admission = subnet.admission;
+                          return admission.verify_chaddr || admission.source_offers > 0 || admission.source_leases > 0;
+                        });
     if (!wanted || frames_) return;
     auto opened = FrameSources::open();
     if (!opened) {
-      spdlog::warn("admission.verify-chaddr is on but {}: chaddr is not checked against the frame", opened.error());
+      spdlog::warn("admission needs the frames' source addresses but {}: chaddr is not checked against the frame, "
+                   "and a direct sender is told by its chaddr",
+                   opened.error());
       return;
     }
     frames_ = std::move(*opened);
@@ -678,6 +684,10 @@ class Server final : public control::Daemon {
     counters.chaddr_mismatch = chaddr_mismatch_;
     counters.discover_shed = discover_shed_;
     counters.frames_unseen = frames_unseen_;
+    for (std::size_t kind = 0; kind < store::StoreError::kKinds; ++kind) {
+      counters.store_failures_by_reason.emplace_back(
+          store::to_string(static_cast<store::StoreError::Kind>(kind)), commits.store_failures_by_kind[kind]);
+    }
     return counters;
   }
 
@@ -847,7 +857,7 @@ class Server final : public control::Daemon {
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
   engine::Admission admission_;
-  std::optional<FrameSources> frames_;  // when a subnet verifies chaddr and CAP_NET_RAW allows
+  std::optional<FrameSources> frames_;  // when a subnet verifies chaddr or limits per source, and CAP_NET_RAW allows
   std::uint64_t chaddr_mismatch_ = 0, discover_shed_ = 0, frames_unseen_ = 0;
   RateLimitedLog shed_log_, mismatch_log_, refused_log_;
   // One send buffer for the whole run (the socket owns the receive buffers): no allocation per

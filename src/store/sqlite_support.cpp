@@ -19,7 +19,13 @@ StoreError::Kind error_kind(int code, int system_errno) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB: return StoreError::Kind::Corrupt;
     case SQLITE_IOERR:
-      return system_errno == ENOSPC ? StoreError::Kind::Full : StoreError::Kind::Io;
+      // A write the kernel refused: the disk is full, its file system went read-only (EROFS),
+      // or the file was made immutable (EPERM, root included).
+      if (system_errno == ENOSPC) return StoreError::Kind::Full;
+      if (system_errno == EROFS || system_errno == EPERM || system_errno == EACCES) {
+        return StoreError::Kind::ReadOnly;
+      }
+      return StoreError::Kind::Io;
     case SQLITE_CANTOPEN:
       // A file or directory we may not write is an operator's read-only setup, not an I/O fault.
       if (system_errno == EROFS || system_errno == EACCES || system_errno == EPERM) {

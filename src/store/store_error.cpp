@@ -2,6 +2,9 @@
 
 namespace landlord::store {
 
+static_assert(static_cast<std::size_t>(StoreError::Kind::Other) + 1 == StoreError::kKinds,
+              "kKinds counts every StoreError::Kind");
+
 std::string_view to_string(StoreError::Kind kind) {
   switch (kind) {
     case StoreError::Kind::Io: return "io";

@@ -11,17 +11,23 @@
 #   off     no defences (verify-chaddr off, no limits): asserts the attack works (the attacker
 #           holds most of the direct pool, the witness gets nothing), so the test has teeth;
 #   verify  the defaults (verify-chaddr on): the attackers get no address at all;
-#   caps    verify-chaddr off, the link capped: relay-leases 20, relay-rate 2/s, source-offers 4:
-#           the attackers hold at most 20 addresses; 80 stay free.
+#   caps    verify-chaddr off, the link capped (relay-leases 20, relay-rate 2/s) and each sending
+#           host on it (source-leases 8, source-offers 4, by its frames' source address): the
+#           attackers hold at most 8 addresses, the rest stay free.
 # In verify and caps every legitimate client behind the relay is served: dhcpcd and the fleet's
 # clients all get leases, renew and rebind, nobody gives up, no violation, request p99 bounded.
-# In verify the witness on the attacked link gets an address too; in caps it cannot (the link's
-# cap is shared by everyone on it, and the attacker filled it), which the run reports.
+# In verify and caps the witness on the attacked link gets an address too: in caps the attacker
+# meets its own host's cap before the link's, so the link has room for its neighbours.
+# A fourth run, flood: landlord-sim's own flood (100,000 clients at 20,000/s, each from its own
+# spoofed Ethernet address, for 5 s) on the attacked link, with the link capped (relay-leases 50)
+# and server.discover-max-wait 100ms; asserted: DISCOVERs are shed for waiting too long
+# (discover_shed > 0), the flood holds at most 50 addresses, and dhcpcd and the fleet behind the
+# relay are all served. Spoofed sources look like 100,000 hosts, so the witness is not asserted.
 # The figures (attacker's share, legitimate success and latency) are printed per run and
 # written to $STARVATION_REPORT (default: $LAB_DIR/..., printed) when set.
 # Attacks are bounded by `timeout`; everything runs inside the lab's namespaces.
 # DHCPig runs from a copy with its BOOTP flags fixed (see inside()).
-# Usage: lab_starvation.sh LANDLORD LANDLORD-SIM [off verify caps]   (exit 77 = skipped)
+# Usage: lab_starvation.sh LANDLORD LANDLORD-SIM [off verify caps flood]   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
 
@@ -38,8 +44,55 @@ attacker_leases() {  # bound leases in the direct subnet that are not the witnes
     "select count(*) from leases where subnet_id = 1 and state = 'bound' and hwaddr != '$1'" 2>/dev/null || echo 0
 }
 
+# The flood: landlord-sim's clients on the attacked link, bounded (5 s of arrivals, 20 s at most).
+inside_flood() {
+  local results="$STARVATION_RESULTS"
+  note "[flood] landlord-sim flood in $LAB_NS_CLIENT, fleet and dhcpcd behind the relay"
+  ip netns exec "$LAB_NS_RELAY_CLIENT" timeout 40 "$SIM" --interface ll-rcl0 --clients "$fleet_clients" \
+    --rate 10 --duration 14s --stay 10m --seed 5 --retransmit-base 1s \
+    --report "$LAB_DIR/fleet.json" >"$LAB_DIR/fleet.log" 2>&1 &
+  local fleet_pid=$!
+  start_dhcpcd dhcpcd "$LAB_NS_RELAY_CLIENT" ll-rcl0
+  sleep 2
+  ip netns exec "$LAB_NS_CLIENT" timeout 20 "$SIM" --interface ll-cli0 --clients 100000 --rate 20000 \
+    --duration 5s --stay 10m --seed 9 --report "$LAB_DIR/flood.json" >"$LAB_DIR/flood.log" 2>&1 || true
+  local attacker
+  attacker="$(attacker_leases none)"
+  wait "$fleet_pid" || true
+  local dhcpcd_address
+  dhcpcd_address="$(awk '$1 == "BOUND" || $1 == "REBOOT" { a = $2 } END { print a }' "$LAB_DIR/dhcpcd.events" 2>/dev/null)"
+  stop_client dhcpcd
+  kill -USR1 "$LAB_SERVER_PID" || fail "[flood] landlord is not running"
+  wait_until 5 "the counters in the log" log_has "admission: admitted="
+  [[ -s "$LAB_DIR/fleet.json" ]] || fail "no fleet report: $(tail -n 5 "$LAB_DIR/fleet.log")"
+  [[ -s "$LAB_DIR/flood.json" ]] || fail "no flood report: $(tail -n 5 "$LAB_DIR/flood.log")"
+  local counters shed fleet
+  counters="$(grep -o 'admission: .*' "$LAB_SERVER_LOG" | tail -n 1)"
+  shed="$(grep -o 'discover_shed=[0-9]*' <<<"$counters" | cut -d= -f2)"
+  fleet="$(jq -c --argjson attacker "$attacker" --arg dhcpcd "$dhcpcd_address" --arg counters "$counters" \
+    --arg overflow "$(grep -o 'receive_queue_overflow=[0-9]*' "$LAB_SERVER_LOG" | tail -n 1)" \
+    --slurpfile flood "$LAB_DIR/flood.json" \
+    '{mode: "flood", pool: 100, attacker_leases: $attacker, dhcpcd_address: $dhcpcd,
+      flood: ($flood[0] | {clients, packets_sent: .packets.sent, leases_acquired, gave_up}),
+      fleet: {clients, leases_acquired, gave_up, timeouts, violation_count,
+              discover_offer_p99_ms: .latency_ms.discover_offer.p99, request_ack_p99_ms: .latency_ms.request_ack.p99},
+      server: $counters, server_overflow: $overflow}' "$LAB_DIR/fleet.json")"
+  echo "$fleet" >>"$results"
+  note "[flood] $fleet"
+  ((${shed:-0} > 0)) || fail "[flood] no DISCOVER was shed: the flood did not back the server up ($counters)"
+  log_has "shed a DISCOVER from .* that waited [0-9]+ ms in the receive queue" || fail "[flood] no shed logged"
+  ((attacker <= 50)) || fail "[flood] the flood holds $attacker addresses, over relay-leases 50"
+  [[ -n "$dhcpcd_address" ]] || fail "[flood] dhcpcd behind the relay got no address"
+  jq -e --argjson n "$fleet_clients" '.leases_acquired >= $n and .gave_up == 0' "$LAB_DIR/fleet.json" >/dev/null ||
+    fail "[flood] fleet not fully served: $fleet"
+}
+
 inside() {
   local mode="$STARVATION_MODE" results="$STARVATION_RESULTS" witness_mac
+  if [[ "$mode" == flood ]]; then
+    inside_flood
+    return
+  fi
   witness_mac="$(link_mac "$LAB_NS_CLIENT1")"
   note "[$mode] attacker in $LAB_NS_CLIENT, witness dhclient in $LAB_NS_CLIENT1 ($witness_mac), fleet behind the relay"
 
@@ -125,11 +178,9 @@ inside() {
     return 0
   fi
   # The witness shares the link with the attacker: served when the attacker is told apart by
-  # its frames (verify); under the link's cap (caps) it is refused like the attacker once the
-  # attacker filled the cap, while the rest of the pool stays free.
-  if [[ "$mode" == verify ]]; then
-    [[ -n "$witness_address" ]] || fail "[$mode] the witness dhclient on the attacked link got no address in 15 s"
-  fi
+  # its frames, its chaddrs checked (verify) or its addresses counted per host (caps).
+  [[ -n "$witness_address" ]] || fail "[$mode] the witness dhclient on the attacked link got no address in 15 s"
+
   [[ -n "$dhcpcd_address" ]] || fail "[$mode] dhcpcd behind the relay got no address"
   jq -e --argjson n "$fleet_clients" '.leases_acquired >= $n and .gave_up == 0' "$LAB_DIR/fleet.json" >/dev/null ||
     fail "[$mode] fleet not fully served: $fleet"
@@ -144,8 +195,9 @@ inside() {
       log_has "not the sender's own address \(admission.verify-chaddr" || fail "[verify] no log line names the mismatch"
       ;;
     caps)
-      ((attacker <= 20)) || fail "[caps] the attackers hold $attacker addresses, over relay-leases 20"
-      log_has "refused a new address to .* link ll-srv0.* limit \(admission\)" || fail "[caps] no refusal logged"
+      ((attacker <= 8)) || fail "[caps] the attackers hold $attacker addresses, over source-leases 8"
+      grep -q "source_leases=[1-9]" <<<"$fleet" || fail "[caps] no source_leases refusal counted"
+      log_has "refused a new address to .* link ll-srv0.* source_leases limit \(admission\)" || fail "[caps] no refusal logged"
       ;;
   esac
 }
@@ -157,13 +209,17 @@ config_for() {  # MODE
   case "$1" in
     off) admission="{verify-chaddr: false, client-rate: 0, source-offers: 0}" ;;
     verify) admission="{}" ;;
-    caps) admission="{verify-chaddr: false, relay-rate: 2/s, relay-burst: 10, relay-leases: 20, source-offers: 4}" ;;
+    caps) admission="{verify-chaddr: false, relay-rate: 2/s, relay-burst: 10, relay-leases: 20, source-offers: 4, source-leases: 8}" ;;
+    flood) admission="{relay-leases: 50}" ;;
   esac
+  local max_wait=1s
+  [[ "$1" == flood ]] && max_wait=100ms
   cat <<EOF
 server:
   interfaces: [ll-srv0]
   listen: 0.0.0.0:67
   server-id: 198.18.0.1
+  discover-max-wait: $max_wait
 store:
   type: sqlite
   path: /tmp/landlord-test-placeholder.db
@@ -191,7 +247,7 @@ main() {
   local landlord="$1" sim="$2"
   shift 2
   local modes=("$@")
-  ((${#modes[@]})) || modes=(off verify caps)
+  ((${#modes[@]})) || modes=(off verify caps flood)
   [[ $(id -u) -eq 0 ]] || skip "needs root for network namespaces"
   local tool
   for tool in dhclient dhcpcd dhcrelay sqlite3 jq dhcpstarv dhcpig; do

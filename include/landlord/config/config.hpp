@@ -141,6 +141,7 @@ struct Admission {
   std::uint32_t mac_prefix_length = 3;  // bytes of chaddr that make a prefix (an OUI)
   std::uint32_t mac_prefix_leases = 0;  // bound leases per chaddr prefix
   std::uint32_t source_offers = 8;      // outstanding OFFERs per source (see admission.hpp)
+  std::uint32_t source_leases = 0;      // addresses per source on a direct link
   bool operator==(const Admission&) const = default;
 };
 

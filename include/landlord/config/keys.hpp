@@ -38,7 +38,7 @@ inline constexpr std::string_view kAdmission[] = {
     "verify-chaddr",  "client-rate",    "client-burst",      "relay-rate",
     "relay-burst",    "circuit-rate",   "circuit-burst",     "circuit-leases",
     "remote-leases",  "relay-leases",   "mac-prefix-length", "mac-prefix-leases",
-    "source-offers"};
+    "source-offers",  "source-leases"};
 inline constexpr std::string_view kReservation[] = {"mac",     "client-id", "circuit-id", "remote-id",
                                                     "address", "hostname",  "options"};
 inline constexpr std::string_view kPool[] = {"range", "options", "classes", "lease"};

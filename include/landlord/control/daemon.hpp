@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "landlord/base/expected.hpp"
@@ -44,6 +45,9 @@ struct DaemonCounters {
   // for waiting too long; direct broadcasts whose frame was not seen (chaddr unchecked).
   std::array<std::uint64_t, engine::kRefusalKinds> admission_refused{};
   std::uint64_t chaddr_mismatch = 0, discover_shed = 0, frames_unseen = 0;
+  // store_failures by the store's reason (its StoreError kind: "full", "read-only", "locked",
+  // "io", ...), every reason listed (zeros included) so a dashboard's series exist from the start.
+  std::vector<std::pair<std::string, std::uint64_t>> store_failures_by_reason{};
 };
 
 class Daemon {

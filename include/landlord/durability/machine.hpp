@@ -21,6 +21,7 @@
 //   next_retry() when to call ready() again for a retry: the caller's timer.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -108,6 +109,8 @@ struct Counters {
                 store_failures = 0, not_taken = 0, replies_dropped_store_down = 0,
                 engine_corrections = 0,
                 grants_shortened = 0;  // unacknowledged grants written as the shorter lease
+  // store_failures by the store's StoreError::Kind (full disk, read-only, locked, ...).
+  std::array<std::uint64_t, store::StoreError::kKinds> store_failures_by_kind{};
 };
 
 class Machine {

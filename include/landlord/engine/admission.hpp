@@ -14,7 +14,7 @@
 //   prefix   the first mac-prefix-length bytes of chaddr        lease cap
 //   source   a direct request's frame source address (chaddr when unseen); none for a relayed
 //            one (a circuit may be a whole LAN: circuit-leases counts its offers too)
-//                                                             outstanding OFFERs
+//                                                             outstanding OFFERs, lease cap
 // A request passes when every cap has room and every bucket a token; only then are the
 // buckets charged. Tables are bounded: an idle key (full bucket, nothing held) is forgotten.
 #include <array>
@@ -51,8 +51,9 @@ enum class Refusal : std::uint8_t {
   ClientRate, RelayRate, CircuitRate,                          // a bucket is empty
   RelayLeases, CircuitLeases, RemoteLeases, MacPrefixLeases,   // a lease cap is reached
   SourceOffers,                                                // too many OFFERs outstanding
+  SourceLeases,                                                // a direct sender's lease cap
 };
-inline constexpr std::size_t kRefusalKinds = 8;
+inline constexpr std::size_t kRefusalKinds = 9;
 std::string_view to_string(Refusal refusal);  // "client_rate", ... (metric labels)
 
 struct AdmissionCounters {

@@ -135,6 +135,11 @@ struct Counters {
 struct RequestFacts {
   std::uint32_t subnet_id = 0;
   bool new_address = false;
+  // Whether request_facts() chose the subnet (a DISCOVER or REQUEST): handle() given these facts
+  // then serves it from that subnet, or ignores it for `no_subnet` (static), without choosing
+  // again.
+  bool chosen = false;
+  std::string_view no_subnet;
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
@@ -164,6 +169,10 @@ class Engine {
 
   Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now);
   RequestFacts request_facts(const wire::Message& message, const Ingress& ingress) const;
+  // handle() for the message request_facts() was just asked about, with nothing handled in
+  // between: the subnet is not chosen a second time.
+  Outcome handle(const wire::Message& message, const Ingress& ingress, TimePoint now,
+                 const RequestFacts& facts);
 
   // A record committed to a shared store (by another server, or read back from this one), from
   // the store's change feed. The stored row is what stands, so it replaces what this engine

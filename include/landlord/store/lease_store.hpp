@@ -1,6 +1,7 @@
 #pragma once
 // Durable lease records. Writes are conditional on the fencing token: a record whose token
 // is older than the stored one for its address is refused.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@ namespace landlord::store {
 
 struct StoreError {
   enum class Kind : std::uint8_t { Io, Full, ReadOnly, Locked, Corrupt, Foreign, Other };
+  static constexpr std::size_t kKinds = 7;  // counters by kind are arrays of this size
   Kind kind = Kind::Other;
   std::string message;  // includes the path and the backend's own words
 };

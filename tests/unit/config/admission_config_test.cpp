@@ -24,6 +24,7 @@ TEST(AdmissionConfig, DefaultsCheckChaddrAndLimitOnlyPerClientAndPerSource) {
   EXPECT_EQ(admission.relay_leases, 0u);
   EXPECT_EQ(admission.mac_prefix_leases, 0u);
   EXPECT_EQ(admission.source_offers, 8u);
+  EXPECT_EQ(admission.source_leases, 0u) << "off unless asked for";
   EXPECT_EQ(loaded->server.discover_max_wait, std::chrono::seconds{1});
 }
 
@@ -45,6 +46,7 @@ subnets:
       mac-prefix-length: 4
       mac-prefix-leases: 10
       source-offers: 3
+      source-leases: 5
   - subnet: 198.18.1.0/24
     admission: {relay-rate: 7.5, circuit-rate: 360/h}
 )", "t.yaml");
@@ -61,6 +63,7 @@ subnets:
   EXPECT_EQ(first.mac_prefix_length, 4u);
   EXPECT_EQ(first.mac_prefix_leases, 10u);
   EXPECT_EQ(first.source_offers, 3u);
+  EXPECT_EQ(first.source_leases, 5u);
   const Admission& second = loaded->subnets[1].admission;
   EXPECT_EQ(second.relay, (TokenRate{7.5, 8}));
   EXPECT_EQ(second.circuit, (TokenRate{0.1, 1}));
@@ -91,7 +94,15 @@ subnets:
             "t.yaml:12:20: 'relay-burst' without 'relay-rate' limits nothing; set the rate too\n"
             "t.yaml:13:7: unknown key 'flood' in 'admission'; valid keys: verify-chaddr, client-rate, client-burst, "
             "relay-rate, relay-burst, circuit-rate, circuit-burst, circuit-leases, remote-leases, relay-leases, "
-            "mac-prefix-length, mac-prefix-leases, source-offers\n");
+            "mac-prefix-length, mac-prefix-leases, source-offers, source-leases\n");
+  EXPECT_EQ(errors_of(R"(subnets:
+  - subnet: 198.18.0.0/24
+    admission: {relay-leases: 20, source-leases: 30}
+  - subnet: 198.18.1.0/24
+    admission: {source-leases: 16777217}
+)"),
+            "t.yaml:3:50: 'source-leases' 30 is over 'relay-leases' 20: one host's cap must be below its link's\n"
+            "t.yaml:5:32: 'source-leases': 16777217 is out of range 0-16777216\n");
 }
 
 }  // namespace

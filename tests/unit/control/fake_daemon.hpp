@@ -47,6 +47,7 @@ class FakeDaemon final : public Daemon {
     counters.packets_received = 42;
     counters.no_route = 3;
     counters.receive_queue_overflow = 5;
+    counters.store_failures_by_reason = {{"io", 0}, {"full", 2}, {"read-only", 7}};
     return counters;
   }
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }

@@ -181,6 +181,23 @@ TEST_F(MachineTest, AFailedCommitDropsTheReplyAndRetriesTheRecordsWithBackOff) {
   EXPECT_EQ(step().released.at(0).verdict, Verdict::Send);
 }
 
+TEST_F(MachineTest, FailedCommitsAreCountedByTheStoresReason) {
+  using Kind = store::StoreError::Kind;
+  propose(grant(1), origin(1));
+  answer(step().batches.at(0), failure(Kind::Full));
+  step();
+  for (const Kind kind : {Kind::ReadOnly, Kind::ReadOnly, Kind::Locked}) {
+    harness.now += 1s;
+    answer(step().batches.at(0), failure(kind));
+  }
+  const Counters& counters = machine.counters();
+  EXPECT_EQ(counters.store_failures, 4u);
+  EXPECT_EQ(counters.store_failures_by_kind[static_cast<std::size_t>(Kind::Full)], 1u);
+  EXPECT_EQ(counters.store_failures_by_kind[static_cast<std::size_t>(Kind::ReadOnly)], 2u);
+  EXPECT_EQ(counters.store_failures_by_kind[static_cast<std::size_t>(Kind::Locked)], 1u);
+  EXPECT_EQ(counters.store_failures_by_kind[static_cast<std::size_t>(Kind::Io)], 0u);
+}
+
 TEST_F(MachineTest, ALaterRecordForAnAddressReplacesTheOneWaitingForARetry) {
   const engine::Outcome first = grant(1);
   const Ipv4 address = first.mutations[0].address;

@@ -190,6 +190,40 @@ TEST_F(AdmissionTest, OutstandingOffersAreCappedPerFrameSourceWhateverTheChaddr)
   EXPECT_FALSE(admission.admit(1, direct(5, kAttackerFrame), now));
 }
 
+TEST_F(AdmissionTest, AddressesAreCappedPerFrameSourceSoANeighbourOnTheLinkIsServed) {
+  config::Admission limits = no_limits();
+  limits.source_leases = 3;
+  limits.relay_leases = 10;  // the link's own cap: the attacker must not fill it
+  Admission admission = make(limits);
+  constexpr std::array<std::uint8_t, 6> kNeighbourFrame = {0x02, 0xbb, 0, 0, 0, 9};
+  // One host, a new random chaddr each time (dhcpstarv): an offer held and two leases ...
+  const Ipv4 offered{198, 18, 0, 101};
+  ASSERT_FALSE(admission.admit(1, direct(1, kAttackerFrame), now));
+  holdings.offered.insert(Holdings::entry(offered, key(1)));
+  admission.offered(1, direct(1, kAttackerFrame), offered, key(1), now);
+  EXPECT_TRUE(grant(admission, direct(2, kAttackerFrame), Ipv4{198, 18, 0, 102}));
+  EXPECT_TRUE(grant(admission, direct(3, kAttackerFrame), Ipv4{198, 18, 0, 103}));
+  // ... is its cap: offers count with leases.
+  EXPECT_EQ(admission.admit(1, direct(4, kAttackerFrame), now), Refusal::SourceLeases);
+  EXPECT_EQ(admission.admit(1, direct(5, kAttackerFrame), now), Refusal::SourceLeases);
+  // Another host on the same link is served, under the same link cap.
+  EXPECT_TRUE(grant(admission, direct(9, kNeighbourFrame), Ipv4{198, 18, 0, 109}));
+  EXPECT_EQ(admission.counters().refused[static_cast<std::size_t>(Refusal::SourceLeases)], 2u);
+  // A lease that ends makes room again (checked against the engine at most once a second).
+  holdings.bound.erase(Holdings::entry(Ipv4{198, 18, 0, 102}, key(2)));
+  EXPECT_EQ(admission.admit(1, direct(6, kAttackerFrame), now), Refusal::SourceLeases) << "not re-checked yet";
+  now += 1s;
+  EXPECT_FALSE(admission.admit(1, direct(6, kAttackerFrame), now));
+}
+
+TEST_F(AdmissionTest, TheSourceLeaseCapIsNotAppliedToRelayedRequests) {
+  config::Admission limits = no_limits();
+  limits.source_leases = 1;
+  Admission admission = make(limits);
+  EXPECT_TRUE(grant(admission, relayed(1, kRelay), Ipv4{198, 18, 0, 101}));
+  EXPECT_TRUE(grant(admission, relayed(2, kRelay), Ipv4{198, 18, 0, 102})) << "a relay's LAN is many hosts";
+}
+
 TEST_F(AdmissionTest, NoLimitsMeansEveryRequestPasses) {
   Admission admission = make(no_limits());
   for (int i = 0; i < 1000; ++i) EXPECT_FALSE(admission.admit(1, direct(1, kAttackerFrame), now));
@@ -248,6 +282,46 @@ TEST(RequestFacts, OnlyRequestsForAnAddressTheClientDoesNotHoldAreNew) {
   stranger.chaddr[5] = 2;
   EXPECT_TRUE(facts(stranger, local_unicast(offered)).new_address) << "someone else's address";
   EXPECT_EQ(facts(client_message(MessageType::Decline, 1)).subnet_id, 0u) << "only DISCOVER and REQUEST";
+}
+
+// handle() given request_facts() skips choosing the subnet again: it must decide exactly as
+// handle() alone, on every path (a subnet, a relay, no subnet, states of a REQUEST).
+TEST(RequestFacts, HandleGivenTheFactsDecidesAsHandleAlone) {
+  Harness alone, given;
+  int replies = 0;
+  const auto both = [&](const wire::Message& message, const Ingress& ingress) {
+    const Outcome expected = alone.engine.handle(message, ingress, alone.now);
+    const RequestFacts facts = given.engine.request_facts(message, ingress);
+    const Outcome got = given.engine.handle(message, ingress, given.now, facts);
+    SCOPED_TRACE(::testing::Message() << "xid " << message.xid);
+    EXPECT_EQ(reply_type(got), reply_type(expected));
+    EXPECT_EQ(got.event.kind, expected.event.kind);
+    EXPECT_EQ(got.event.address, expected.event.address);
+    EXPECT_EQ(got.event.reason, expected.event.reason);
+    EXPECT_EQ(got.mutations.size(), expected.mutations.size());
+    if (expected.reply) ++replies;
+    return expected;
+  };
+  const Ipv4 offered = both(client_message(MessageType::Discover, 1), local_broadcast()).event.address;
+  both(client_message(MessageType::Discover, 2), local_broadcast());
+  auto relayed = client_message(MessageType::Discover, 4);
+  relayed.giaddr = kListedRelay;  // subnet 2, by its relays list
+  EXPECT_EQ(reply_type(both(relayed, from_relay(relayed.giaddr))), MessageType::Offer);
+  auto lost = client_message(MessageType::Discover, 5);
+  lost.giaddr = Ipv4{198, 19, 200, 1};  // no subnet for this relay: ignored for the same reason
+  both(lost, from_relay(lost.giaddr));
+  auto select = client_message(MessageType::Request, 1);
+  select.options.set_ipv4(option::kServerId, kServerAddress);
+  select.options.set_ipv4(option::kRequestedAddress, offered);
+  EXPECT_EQ(reply_type(both(select, local_broadcast())), MessageType::Ack);
+  auto reboot = client_message(MessageType::Request, 2);
+  reboot.options.set_ipv4(option::kRequestedAddress, Ipv4{198, 18, 0, 150});  // the printer's
+  EXPECT_EQ(reply_type(both(reboot, local_broadcast())), MessageType::Nak);
+  auto renew = client_message(MessageType::Request, 1);
+  renew.ciaddr = offered;
+  EXPECT_EQ(reply_type(both(renew, local_unicast(offered))), MessageType::Ack);
+  both(client_message(MessageType::Inform, 3), local_broadcast());  // facts not chosen
+  EXPECT_GE(replies, 6);
 }
 
 // The server's path for one request (server.cpp): facts, admission, engine.
