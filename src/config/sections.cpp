@@ -242,6 +242,8 @@ ServerSection read_server(Reader& reader, const Field* field) {
       }
     } else if (entry.name == "authoritative") {
       if (const auto value = reader.boolean(entry)) server.authoritative = *value;
+    } else if (entry.name == "classless-default-route") {
+      if (const auto value = reader.boolean(entry)) server.classless_default_route = *value;
     } else if (entry.name == "discover-max-wait") {
       if (const auto wait = read_discover_max_wait(reader, entry)) server.discover_max_wait = *wait;
     } else if (entry.name == "user") {

@@ -17,6 +17,17 @@ std::string_view phase_name(lease::Phase phase) {
   return "unknown";
 }
 
+// lease::Lease::classes ("a,b") as a JSON list of names.
+nlohmann::json class_list(std::string_view names) {
+  nlohmann::json list = nlohmann::json::array();
+  while (!names.empty()) {
+    const std::size_t comma = names.find(',');
+    list.push_back(std::string(names.substr(0, comma)));
+    names = comma == std::string_view::npos ? std::string_view{} : names.substr(comma + 1);
+  }
+  return list;
+}
+
 }  // namespace
 
 int kea_state(lease::LeaseState state) {
@@ -48,6 +59,7 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
       {"renew-time", seconds(lease.renew_time)},
       {"rebind-time", seconds(lease.rebind_time)},
       {"fencing-token", lease.fencing_token},
+      {"classes", class_list(lease.classes)},
   };
   if (lease.state == lease::LeaseState::Bound) json["phase"] = phase_name(lease.phase(now));
   return json;

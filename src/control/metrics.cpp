@@ -122,12 +122,13 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              static_cast<double>(counters.packets_received));
   out.family("landlord_packets_dropped_total", "counter",
              "Packets dropped, by reason: requests malformed, oversized, ignored or lost in a full "
-             "receive queue (receive_queue_overflow, counted by the kernel); replies unroutable, "
+             "receive queue (receive_queue_overflow, counted by the kernel), relayed copies of a "
+             "renewal just answered (duplicate); replies unroutable, "
              "with no route to the relay or ciaddr (no_route), or not acknowledged while the store "
              "is down (store_down).");
   const std::pair<std::string_view, std::uint64_t> dropped[] = {
       {"malformed", counters.malformed}, {"oversized", counters.oversized},
-      {"ignored", engine.ignored}, {"unroutable", counters.unroutable},
+      {"ignored", engine.ignored}, {"duplicate", engine.duplicates}, {"unroutable", counters.unroutable},
       {"no_route", counters.no_route}, {"receive_queue_overflow", counters.receive_queue_overflow},
       {"store_down", counters.replies_dropped_store_down}};
   for (const auto& [reason, value] : dropped) {

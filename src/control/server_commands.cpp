@@ -72,7 +72,8 @@ Json config_json(const config::Config& config) {
   if (config.control.token_file) control["token-file"] = *config.control.token_file;
   Json server{{"interfaces", config.server.interfaces},
               {"listen", endpoint_text(config.server.listen)},
-              {"authoritative", config.server.authoritative}};
+              {"authoritative", config.server.authoritative},
+              {"classless-default-route", config.server.classless_default_route}};
   if (config.server.server_id) server["server-id"] = config.server.server_id->to_string();
   return {
       {"server", server},

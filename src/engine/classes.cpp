@@ -39,19 +39,27 @@ bool has_architecture(Bytes value, const std::vector<std::uint16_t>& wanted) {
   return false;
 }
 
-bool matches(const config::ClassMatch& match, const wire::Message& message) {
+// Each condition of `match` whose fact the message carries must hold. A condition on a fact it
+// lacks (no option 60, 77, 93 or 82, giaddr 0) fails, unless `absent` is Absent::Holds.
+enum class Absent : std::uint8_t { Fails, Holds };
+
+bool matches(const config::ClassMatch& match, const wire::Message& message, Absent absent) {
   const wire::Options& options = message.options;
-  if (match.vendor_class_prefix) {
+  const bool lacking_holds = absent == Absent::Holds;
+  if (match.vendor_class_prefix && !(lacking_holds && !options.has(option::kVendorClass))) {
     const auto vendor = options.get(option::kVendorClass);
     const std::string_view prefix = *match.vendor_class_prefix;
     if (vendor.size() < prefix.size() || !equal(vendor.first(prefix.size()), prefix)) return false;
   }
-  if (match.user_class && !has_user_class(options.get(kUserClass), *match.user_class)) return false;
-  if (!match.client_architectures.empty() &&
+  if (match.user_class && !(lacking_holds && !options.has(kUserClass)) &&
+      !has_user_class(options.get(kUserClass), *match.user_class)) {
+    return false;
+  }
+  if (!match.client_architectures.empty() && !(lacking_holds && !options.has(kClientArchitecture)) &&
       !has_architecture(options.get(kClientArchitecture), match.client_architectures)) {
     return false;
   }
-  if (match.circuit_id || match.remote_id) {
+  if ((match.circuit_id || match.remote_id) && !(lacking_holds && !options.has(option::kRelayAgentInfo))) {
     const auto info = wire::parse_relay_agent_info(options.get(option::kRelayAgentInfo));
     if (!info || !options.has(option::kRelayAgentInfo)) return false;
     const auto same = [](Bytes got, const std::vector<std::uint8_t>& wanted) {
@@ -66,7 +74,10 @@ bool matches(const config::ClassMatch& match, const wire::Message& message) {
       return false;
     }
   }
-  if (match.giaddr && (message.giaddr.is_zero() || !match.giaddr->contains(message.giaddr))) return false;
+  if (match.giaddr && !(lacking_holds && message.giaddr.is_zero()) &&
+      (message.giaddr.is_zero() || !match.giaddr->contains(message.giaddr))) {
+    return false;
+  }
   return true;
 }
 
@@ -75,9 +86,19 @@ bool matches(const config::ClassMatch& match, const wire::Message& message) {
 std::uint64_t class_membership(std::span<const config::ClientClass> classes, const wire::Message& message) {
   std::uint64_t member_of = 0;
   for (std::size_t index = 0; index < classes.size(); ++index) {
-    if (matches(classes[index].match, message)) member_of |= std::uint64_t{1} << index;
+    if (matches(classes[index].match, message, Absent::Fails)) member_of |= std::uint64_t{1} << index;
   }
   return member_of;
+}
+
+std::uint64_t uncontradicted(std::span<const config::ClientClass> classes, const wire::Message& message,
+                             std::uint64_t candidates) {
+  std::uint64_t kept = 0;
+  for (std::size_t index = 0; index < classes.size(); ++index) {
+    const std::uint64_t bit = std::uint64_t{1} << index;
+    if ((candidates & bit) != 0 && matches(classes[index].match, message, Absent::Holds)) kept |= bit;
+  }
+  return kept;
 }
 
 }  // namespace landlord::engine

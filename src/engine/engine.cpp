@@ -33,6 +33,8 @@
 #include "landlord/lease/lease_table.hpp"
 #include "classes.hpp"
 #include "discover_waits.hpp"
+#include "lease_classes.hpp"
+#include "renewal_copies.hpp"
 #include "reply.hpp"
 #include "topology.hpp"
 
@@ -73,6 +75,7 @@ struct Engine::State {
   lease::LeaseTable table;
   lease::Allocator allocator;
   Counters counters;
+  RenewalCopies renewal_copies;  // a relay's copies of unicast renewals (renewal_copies.hpp)
   std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
   DiscoverWaits discover_waits;  // how long clients left to a peer have been trying
 
@@ -140,9 +143,10 @@ struct Engine::State {
   // REQUEST; it gets that time bounded by its subnet's lease min..max (both `time` unless
   // configured), with T1/T2 following the granted time. Without option 51: `time`.
   // A member of a class with `lease:` gets the first such class's times instead of the subnet's.
-  LeaseDurations durations_for(const SubnetView& view, const wire::Message& message) const {
+  LeaseDurations durations_for(const SubnetView& view, const wire::Message& message,
+                               std::uint64_t member_of) const {
     const auto requested_s = message.options.get_u32(option::kLeaseTime);
-    const config::LeaseTimes* class_times = class_lease(message);
+    const config::LeaseTimes* class_times = class_lease(member_of);
     if (!requested_s && class_times == nullptr) return {view.lease_time, view.renew_time, view.rebind_time};
     const config::LeaseTimes& times = class_times != nullptr ? *class_times : view.subnet->lease;
     if (!requested_s) return {times.time, times.renew_duration(), times.rebind_duration()};
@@ -196,9 +200,20 @@ struct Engine::State {
     return config.classes.empty() ? 0 : class_membership(config.classes, message);
   }
 
-  const config::LeaseTimes* class_lease(const wire::Message& message) const {
-    if (config.classes.empty()) return nullptr;
-    const std::uint64_t member_of = classes_of(message);
+  // The classes of a message about the client's own bound lease on `address` (a renewal, a
+  // rebind, a reboot's confirmation, an INFORM): those kept with the lease count too unless the
+  // message contradicts them (lease_classes.hpp).
+  std::uint64_t classes_of(const wire::Message& message, Ipv4 address, const ClientKey& client) const {
+    if (config.classes.empty()) return 0;
+    const auto record = table.facts(address, client);
+    if (record == std::nullopt || !record->of_client || record->state != LeaseState::Bound) {
+      return classes_of(message);
+    }
+    const auto held = table.find(address);
+    return extension_classes(config.classes, message, held ? std::string_view(held->classes) : "");
+  }
+
+  const config::LeaseTimes* class_lease(std::uint64_t member_of) const {
     for (std::size_t index = 0; index < config.classes.size(); ++index) {
       if ((member_of >> index & 1) != 0 && config.classes[index].lease) return &*config.classes[index].lease;
     }
@@ -382,8 +397,9 @@ struct Engine::State {
     const std::optional<TimePoint> held_until = held_lease_end(current, address);
     // A renewal, a rebind or a reboot's confirmation of the client's own lease keeps the normal
     // time; only a new lease is shortened.
-    LeaseDurations durations = durations_for(view, message);
     const bool own_lease = current != std::nullopt && current->of_client && current->state == LeaseState::Bound;
+    const std::uint64_t member_of = own_lease ? classes_of(message, address, client) : classes_of(message);
+    LeaseDurations durations = durations_for(view, message, member_of);
     if (kind == EventKind::Grant && !own_lease) {
       if (const auto cut = shortened_for(view, address, durations)) {
         durations = *cut;
@@ -391,6 +407,7 @@ struct Engine::State {
       }
     }
     Lease lease = record_for(view, message, client, address, durations, now);
+    lease.classes = class_names(config.classes, member_of);
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
     // token_for(), without a second lookup: an offer hold's last lease is the one it covers.
@@ -415,7 +432,7 @@ struct Engine::State {
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
                    durations, {}, own_reservation(view, message, client, address),
-                   config.classes, classes_of(message)};
+                   config.classes, member_of, config.server.classless_default_route};
     Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
     // Should the ACK never leave: no longer than an offer, or the lease the client held.
     outcome.unacknowledged_until = now + view.subnet->lease.offer_hold;
@@ -465,7 +482,8 @@ struct Engine::State {
     const auto record = table.facts(*address, client);
     const bool already_bound =
         record != std::nullopt && record->of_client && record->state == LeaseState::Bound;
-    LeaseDurations durations = durations_for(view, message);
+    const std::uint64_t member_of = classes_of(message);
+    LeaseDurations durations = durations_for(view, message, member_of);
     if (!already_bound) {  // a bound lease needs no hold: the address is the client's already
       durations = shortened_for(view, *address, durations).value_or(durations);
       Lease offer = record_for(view, message, client, *address, durations, now);
@@ -476,7 +494,7 @@ struct Engine::State {
     ++counters.offers;
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
                    durations, {}, own_reservation(view, message, client, *address),
-                   config.classes, classes_of(message)};
+                   config.classes, member_of, config.server.classless_default_route};
     Outcome outcome{make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
     // Offer-ping checks an address nobody here holds: not the client's own bound lease.
     if (!already_bound) outcome.probe_first = view.subnet->offer_ping;
@@ -494,9 +512,16 @@ struct Engine::State {
         return selecting(view, message, ingress, client, requested, now);
       case RequestState::InitReboot:
         return init_reboot(view, message, ingress, client, *requested, now);
-      case RequestState::Renewing:
-        return extend(view, message, ingress, client, lease::Extension::Renewing, now);
+      case RequestState::Renewing: {
+        Outcome renewed = extend(view, message, ingress, client, lease::Extension::Renewing, now);
+        if (renewed.event.kind == EventKind::Renew) renewal_copies.remember(message, client, now);
+        return renewed;
+      }
       case RequestState::Rebinding:
+        if (renewal_copies.is_copy(message, client, now)) {
+          ++counters.duplicates;
+          return {std::nullopt, {}, {EventKind::Ignore, message.ciaddr, "relayed copy of a renewal just answered"}};
+        }
         return extend(view, message, ingress, client, lease::Extension::Rebinding, now);
       case RequestState::Malformed:
         break;
@@ -662,8 +687,10 @@ struct Engine::State {
   // §4.3.5: configuration only. No lease, no lease times, yiaddr 0, the ACK goes to ciaddr.
   Outcome inform(const SubnetView& view, const wire::Message& message, const Ingress& ingress) {
     ++counters.informs;
+    const ClientKey client = message.client_key();
     ReplySpec spec{MessageType::Ack, {}, server_id(ingress), view.subnet, std::nullopt, {},
-                   own_reservation(view, message, message.client_key(), message.ciaddr), config.classes, classes_of(message)};
+                   own_reservation(view, message, client, message.ciaddr), config.classes,
+                   classes_of(message, message.ciaddr, client), config.server.classless_default_route};
     return {
         make_reply(message, ingress, spec), {}, {EventKind::Inform, message.ciaddr, "informed"}};
   }
@@ -777,6 +804,7 @@ struct Engine::State {
           freed.client_id = ClientId{};
           freed.hardware = HardwareAddress{};
           freed.hostname.clear();
+          freed.classes.clear();
           put(freed);
           mutations.push_back(std::move(freed));
           break;
@@ -805,6 +833,7 @@ struct Engine::State {
     nobody.client_id = ClientId{};
     nobody.hardware = HardwareAddress{};
     nobody.hostname.clear();
+    nobody.classes.clear();
     nobody.last_extension = lease::Extension::None;
     nobody.granted_at = std::min(written.granted_at, now);
     nobody.lease_time = Duration{0};
@@ -907,6 +936,7 @@ struct Engine::State {
       changed.client_id = ClientId{};
       changed.hardware = HardwareAddress{};
       changed.hostname.clear();
+      changed.classes.clear();
     }
     put(changed);
     return Outcome{std::nullopt, {changed}, {EventKind::Admin, address, "revoked by operator"}};
@@ -1026,48 +1056,6 @@ std::vector<PoolUsage> Engine::pool_usage() const {
     }
   }
   return usage;
-}
-
-std::string_view to_string(Route route) {
-  switch (route) {
-    case Route::Relay:
-      return "relay";
-    case Route::Ciaddr:
-      return "ciaddr";
-    case Route::Broadcast:
-      return "broadcast";
-    case Route::DirectToClient:
-      return "direct";
-  }
-  return "unknown";
-}
-
-std::string_view to_string(EventKind kind) {
-  switch (kind) {
-    case EventKind::Offer:
-      return "offer";
-    case EventKind::Grant:
-      return "grant";
-    case EventKind::Renew:
-      return "renew";
-    case EventKind::Rebind:
-      return "rebind";
-    case EventKind::Release:
-      return "release";
-    case EventKind::Decline:
-      return "decline";
-    case EventKind::Expire:
-      return "expire";
-    case EventKind::Nak:
-      return "nak";
-    case EventKind::Inform:
-      return "inform";
-    case EventKind::Ignore:
-      return "ignore";
-    case EventKind::Admin:
-      return "admin";
-  }
-  return "unknown";
 }
 
 }  // namespace landlord::engine

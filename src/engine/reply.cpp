@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 
+#include "default_route.hpp"
 #include "landlord/base/assert.hpp"
 
 namespace landlord::engine {
@@ -174,6 +175,7 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
     if (spec.subnet != nullptr) {
       options.set_ipv4(option::kSubnetMask, Ipv4{spec.subnet->subnet.mask()});
       add_configured_options(request, scopes, options);
+      if (spec.classless_default_route) add_default_route(options);
     }
   }
   // RFC 3011 §3: a server that honours the subnet selection option returns an identical copy

@@ -30,6 +30,8 @@ struct ReplySpec {
   // options come between the reservation's and the pool's, in class order.
   std::span<const config::ClientClass> classes = {};
   std::uint64_t member_of = 0;
+  // Add 0.0.0.0/0 via the first router to routes that lack it (default_route.hpp).
+  bool classless_default_route = true;
 };
 
 Reply make_reply(const wire::Message& request, const Ingress& ingress, const ReplySpec& spec);

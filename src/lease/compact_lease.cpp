@@ -56,7 +56,8 @@ CompactLease kept_whole(Lease lease, LeaseExtra& extra) {
 CompactLease encode(Lease lease, LeaseExtra& extra) {
   if (lease.hardware.length() > CompactLease::kInlineChaddr ||
       lease.client_id.raw().size() > std::numeric_limits<std::uint8_t>::max() ||
-      !whole_seconds_u32(lease.renew_time) || !whole_seconds_u32(lease.rebind_time)) {
+      !whole_seconds_u32(lease.renew_time) || !whole_seconds_u32(lease.rebind_time) ||
+      lease.classes.size() > std::numeric_limits<std::uint16_t>::max()) {
     return kept_whole(std::move(lease), extra);
   }
   CompactLease record;
@@ -90,6 +91,8 @@ CompactLease encode(Lease lease, LeaseExtra& extra) {
   } else {
     extra.text += lease.hostname;
   }
+  extra.text += lease.classes;
+  extra.classes_size = static_cast<std::uint16_t>(lease.classes.size());
   return record;
 }
 
@@ -100,7 +103,10 @@ Lease decode(const CompactLease& record, const LeaseExtra* extra) {
   lease.hardware = hardware_of(record);
   lease.client_id = client_id_of(record, extra);
   if (record.keyed) lease.client = ClientKey::from(lease.client_id, lease.hardware);
-  if (extra != nullptr) lease.hostname = extra->hostname();
+  if (extra != nullptr) {
+    lease.hostname = extra->hostname();
+    lease.classes = extra->classes();
+  }
   lease.state = record.state;
   lease.last_extension = record.last_extension;
   lease.subnet_id = record.subnet_id;

@@ -641,12 +641,12 @@ class Server final : public control::Daemon {
     const store::CommitQueueCounters queue = queue_.counters();  // commits = transactions (fsyncs)
     spdlog::info(
         "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
-        "declines={} releases={} informs={} expirations={} ignored={} pool_exhausted={} "
+        "declines={} releases={} informs={} expirations={} ignored={} duplicates={} pool_exhausted={} "
         "malformed={} unroutable={} no_route={} receive_queue_overflow={} commits={} last_batch={} records_written={} "
         "stale_refusals={} store_failures={} dropped_store_down={}",
         engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals,
         engine.rebinds, engine.naks, engine.declines, engine.releases, engine.informs,
-        engine.expirations, engine.ignored, engine.pool_exhausted, malformed_, unroutable_,
+        engine.expirations, engine.ignored, engine.duplicates, engine.pool_exhausted, malformed_, unroutable_,
         no_route_.drops(), socket_.receive_queue_drops(), queue.commits, queue.last_batch_records, commits.records_written, commits.stale_refusals,
         commits.store_failures, commits.replies_dropped_store_down);
     const engine::AdmissionCounters& admission = admission_.counters();

@@ -166,7 +166,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     const std::string rebind_time = std::to_string(record.rebind_time.count());
     const std::string state{detail::state_text(record.state)};
     const std::string extension{detail::extension_text(record.last_extension)};
-    const std::array<const char*, 14> values{
+    const std::array<const char*, 15> values{
         address.c_str(),
         state.c_str(),
         hardware.c_str(),
@@ -181,6 +181,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
         rebind_time.c_str(),
         extension.c_str(),
         client_key.c_str(),
+        record.classes.empty() ? nullptr : record.classes.c_str(),
     };
     // libpq copies the parameters into its output buffer: the strings may go after this call.
     if (PQsendQueryPrepared(connection, kUpsert, static_cast<int>(values.size()), values.data(),

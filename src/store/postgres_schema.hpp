@@ -24,16 +24,17 @@ Expected<void, StoreError> ensure_postgres_schema(PGconn* connection, std::strin
 inline constexpr const char* kPostgresUpsertSql =
     "INSERT INTO leases AS stored (address, state, hwaddr, client_id, hostname, fencing_token,"
     " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms,"
-    " last_extension, client_key)"
+    " last_extension, client_key, classes)"
     " VALUES ($1::inet, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::smallint, $9::bigint,"
-    " $10::bigint, $11::bigint, $12::bigint, $13, $14)"
+    " $10::bigint, $11::bigint, $12::bigint, $13, $14, $15)"
     " ON CONFLICT (address) DO UPDATE SET state = excluded.state, hwaddr = excluded.hwaddr,"
     " client_id = excluded.client_id, hostname = excluded.hostname,"
     " fencing_token = excluded.fencing_token, subnet_id = excluded.subnet_id,"
     " hwtype = excluded.hwtype, granted_at_ms = excluded.granted_at_ms,"
     " lease_time_ms = excluded.lease_time_ms, renew_time_ms = excluded.renew_time_ms,"
     " rebind_time_ms = excluded.rebind_time_ms, last_extension = excluded.last_extension,"
-    " client_key = excluded.client_key, changed_xid = pg_current_xact_id()"
+    " client_key = excluded.client_key, classes = excluded.classes,"
+    " changed_xid = pg_current_xact_id()"
     " WHERE (excluded.fencing_token > stored.fencing_token"
     "   OR (excluded.fencing_token = stored.fencing_token"
     "       AND excluded.client_key = stored.client_key"
@@ -44,7 +45,8 @@ inline constexpr const char* kPostgresUpsertSql =
 // The columns every read returns, in decode order (record_text.hpp decode_record).
 #define LANDLORD_POSTGRES_COLUMNS                                                            \
   "host(address), state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms,"   \
-  " lease_time_ms, renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key"
+  " lease_time_ms, renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key,"  \
+  " classes"
 
 inline constexpr const char* kPostgresSelectAllSql =
     "SELECT " LANDLORD_POSTGRES_COLUMNS " FROM leases ORDER BY address";

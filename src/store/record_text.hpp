@@ -33,7 +33,7 @@ void assert_persistable(const lease::Lease& record);
 
 // Rebuilds one record from a row of the columns every backend reads in the same order:
 // address, state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms, lease_time_ms,
-// renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key. `text(i)` and
+// renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key, classes. `text(i)` and
 // `integer(i)` read column i; on a bad value, the error names the column.
 template <typename Text, typename Integer>
 std::optional<std::string> decode_record(lease::Lease& record, Text text, Integer integer);
@@ -76,6 +76,7 @@ std::optional<std::string> decode_record(lease::Lease& record, Text text, Intege
   auto client = parse_client_key(text(13));
   if (!client) return "client_key";
   record.client = std::move(*client);
+  record.classes = std::string(text(14));
   return std::nullopt;
 }
 

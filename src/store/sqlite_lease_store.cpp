@@ -109,6 +109,7 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   auto client = detail::parse_client_key(column_text(row, 13));
   if (!client) return unexpected(std::string("client_key"));
   record.client = std::move(*client);
+  record.classes = std::string(column_text(row, 14));
   return record;
 }
 
@@ -247,6 +248,7 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
                       SQLITE_STATIC);
     sqlite3_bind_text(upsert, 14, client_key.data(), static_cast<int>(client_key.size()),
                       SQLITE_STATIC);
+    bind_text(upsert, 15, record.classes);
     code = sqlite3_step(upsert);
     if (code != SQLITE_DONE) {
       auto error = fail(code, "writing lease " + address, upsert);

@@ -1,5 +1,6 @@
 #include "sqlite_schema.hpp"
 
+#include <array>
 #include <string>
 
 #include "landlord/store/sqlite_lease_store.hpp"
@@ -30,9 +31,18 @@ CREATE TABLE leases (
   rebind_time_ms INTEGER NOT NULL,           -- T2
   last_extension TEXT NOT NULL CHECK (last_extension = 'none' OR last_extension = 'renewing' OR
                                       last_extension = 'rebinding'),
-  client_key     TEXT NOT NULL               -- identity the lease is bound to: id:.. or hw<type>:..
+  client_key     TEXT NOT NULL,              -- identity the lease is bound to: id:.. or hw<type>:..
+  classes        TEXT                        -- client classes of the grant, comma-separated; NULL: none
 ) WITHOUT ROWID;
 )sql";
+
+// kMigrations[i] takes a file from schema version i + 1 to i + 2 (a fresh file is created at
+// kSchemaVersion by kCreateSql). Append, never edit a released step.
+constexpr std::array<const char*, 1> kMigrations{
+    // 1 -> 2: the client classes a lease was granted under (issue #10).
+    "ALTER TABLE leases ADD COLUMN classes TEXT",
+};
+static_assert(kMigrations.size() + 1 == SqliteLeaseStore::kSchemaVersion);
 
 struct FileIdentity {
   int application_id = 0;
@@ -97,6 +107,23 @@ Expected<void, StoreError> check_ours(const FileIdentity& identity, std::string_
   return {};
 }
 
+// Brings a file of an older schema version up to kSchemaVersion, each step in the same
+// transaction as the version it records.
+Expected<void, StoreError> migrate(sqlite3* db, const FileIdentity& identity, std::string_view path) {
+  for (int version = identity.user_version; version < SqliteLeaseStore::kSchemaVersion; ++version) {
+    const int code = sqlite3_exec(db, kMigrations[static_cast<std::size_t>(version - 1)], nullptr, nullptr, nullptr);
+    if (code == SQLITE_ERROR) {  // no leases table to alter: ours in name only
+      return unexpected(StoreError{StoreError::Kind::Corrupt,
+                                   "lease store " + std::string(path) + ": cannot migrate schema version " +
+                                       std::to_string(version) + ": " + sqlite3_errmsg(db)});
+    }
+    if (code != SQLITE_OK) return unexpected(sqlite_error(db, code, path, "migrating the schema"));
+    const std::string bump = "PRAGMA user_version = " + std::to_string(version + 1);
+    if (auto set = execute(db, bump.c_str(), path); !set) return set;
+  }
+  return {};
+}
+
 Expected<void, StoreError> create_schema(sqlite3* db, std::string_view path) {
   // IMMEDIATE takes the write lock first, so of two processes creating one file, the second
   // sees the first one's schema when it looks again inside its transaction.
@@ -113,6 +140,7 @@ Expected<void, StoreError> create_schema(sqlite3* db, std::string_view path) {
     if (result) result = execute(db, pragmas.c_str(), path);
   } else {
     result = check_ours(*identity, path);
+    if (result) result = migrate(db, *identity, path);
   }
   if (!result) {
     if (sqlite3_get_autocommit(db) == 0) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -126,7 +154,19 @@ Expected<void, StoreError> create_schema(sqlite3* db, std::string_view path) {
 Expected<void, StoreError> ensure_schema(sqlite3* db, std::string_view path, bool read_only) {
   auto identity = identify(db, path);
   if (!identity) return unexpected(identity.error());
-  if (!is_empty(*identity)) return check_ours(*identity, path);
+  if (!is_empty(*identity)) {
+    if (auto ours = check_ours(*identity, path); !ours) return ours;
+    if (identity->user_version == SqliteLeaseStore::kSchemaVersion) return {};
+    if (read_only) {
+      return unexpected(StoreError{StoreError::Kind::Foreign,
+                                   "lease store " + std::string(path) + ": schema version " +
+                                       std::to_string(identity->user_version) + " opened read-only; " +
+                                       "landlord upgrades it to " +
+                                       std::to_string(SqliteLeaseStore::kSchemaVersion) +
+                                       " when it opens it for writing"});
+    }
+    return create_schema(db, path);  // migrates, under the write lock
+  }
   if (read_only) {
     return unexpected(StoreError{StoreError::Kind::Foreign,
                                  "lease store " + std::string(path) +

@@ -87,12 +87,14 @@ case "\$reason" in
   BOUND|RENEW|REBIND|REBOOT) ip addr replace "\$new_ip_address/\$new_subnet_mask" dev "\$interface" ;;
   EXPIRE|FAIL|RELEASE|STOP) ip addr flush dev "\$interface" ;;
 esac
+${DHCLIENT_SCRIPT_EXTRA:-}
 exit 0
 EOF
   chmod +x "$dir/$name.script"
   # dhclient's default first retransmission (initial-interval 10 s) would jump straight over
   # the few seconds between T2 and expiry of the tests' short leases.
-  # DHCLIENT_CONF_EXTRA: more dhclient.conf lines (e.g. 'send dhcp-lease-time 30;').
+  # DHCLIENT_CONF_EXTRA: more dhclient.conf lines (e.g. 'send dhcp-lease-time 30;');
+  # DHCLIENT_SCRIPT_EXTRA: more lines for its script (e.g. a distribution's exit hook).
   printf 'request subnet-mask, broadcast-address, routers;\ninitial-interval 1;\nbackoff-cutoff 2;\n%s\n' \
     "${DHCLIENT_CONF_EXTRA:-}" >"$dir/$name.conf"
   ip netns exec "$ns" dhclient -4 -d -v -cf "$dir/$name.conf" -lf "$dir/$name.leases" \

@@ -8,8 +8,8 @@
 # it sent, and whose ACK it took) and the server's log.
 # ISC dhcrelay reads its links with a packet socket, so it also relays the unicast renewal that
 # its router forwards: the server gets that REQUEST twice, direct and relayed (giaddr set, which
-# reads as REBINDING), and answers both; the client takes the first ACK. The test allows that
-# copy only at the very moment of the direct renewal.
+# reads as REBINDING). The test allows that copy only at the very moment of the direct renewal,
+# and the server must drop it as a duplicate: no rebind logged, the row still `renewing`.
 # Usage: lab_relay_renew.sh LANDLORD   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
@@ -81,7 +81,17 @@ inside() {
       fail "a relayed REQUEST with ciaddr $((apart / 10)).$((apart % 10))s from the unicast renewal: the client rebound"
   done < <(packets relayed "src host 198.18.1.2 and dst host 198.18.1.1 and dst port 67" |
     grep "DHCP-Message (53), length 1: Request" | grep "Client-IP $address" | stamp)
-  note "renewed by unicast $((renew_after / 10)).$((renew_after % 10))s after the grant; ACK unicast to $address:68"
+  local copies
+  copies="$(packets relayed "src host 198.18.1.2 and dst host 198.18.1.1 and dst port 67" |
+    grep "DHCP-Message (53), length 1: Request" | grep -c "Client-IP $address" || true)"
+  if log_has "info rebind $address"; then fail "the T1 renewal (or dhcrelay's copy of it) was handled as a rebind"; fi
+  lease_state_is "$address" bound renewing || fail "the lease row after the T1 renewal: $(lease_row "$address")"
+  if ((copies > 0)); then
+    log_has "ignore $address client .* via relay 198\.18\.2\.1: relayed copy of a renewal just answered" ||
+      fail "dhcrelay relayed a copy of the renewal but the server did not drop it as a duplicate"
+  fi
+  note "renewed by unicast $((renew_after / 10)).$((renew_after % 10))s after the grant; ACK unicast to $address:68;" \
+    "$copies relayed copies dropped as duplicates"
 
   # 2. Unicast to the server impossible from the client: it must rebind through the relay at T2.
   ip -n "$LAB_NS_RELAY_CLIENT" route del 198.18.0.0/24

@@ -27,7 +27,8 @@ bool holds_lease(sim::ClientState state) {
 // Every field: a store must give back what it was given.
 bool same_record(const lease::Lease& a, const lease::Lease& b) {
   return a.address == b.address && a.client == b.client && a.hardware == b.hardware &&
-         a.client_id == b.client_id && a.hostname == b.hostname && a.state == b.state &&
+         a.client_id == b.client_id && a.hostname == b.hostname && a.classes == b.classes &&
+         a.state == b.state &&
          a.last_extension == b.last_extension && a.subnet_id == b.subnet_id &&
          a.granted_at == b.granted_at && a.lease_time == b.lease_time &&
          a.renew_time == b.renew_time && a.rebind_time == b.rebind_time &&

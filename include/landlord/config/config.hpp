@@ -175,6 +175,9 @@ struct ServerSection {
   // A DISCOVER that waited longer than this in the receive queue is dropped before any work:
   // the server is behind, and its client retransmits. 0: never.
   Duration discover_max_wait = std::chrono::seconds{1};
+  // A reply with classless static routes (121, 249) but no 0.0.0.0/0 among them gets the
+  // default route via its first router (option 3), which RFC 3442 clients otherwise ignore.
+  bool classless_default_route = true;
 };
 
 struct StoreSection {

@@ -16,7 +16,7 @@ inline constexpr std::string_view kTopLevel[] = {"server",  "store",   "lease", 
                                                  "log"};
 inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-id",
                                                "authoritative", "user",
-                                               "discover-max-wait"};
+                                               "discover-max-wait", "classless-default-route"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
                                               "sync-interval", "batch-max", "batch-wait"};
 inline constexpr std::string_view kLease[] = {"time", "renew", "rebind", "offer-hold",

@@ -20,6 +20,11 @@ namespace landlord::engine {
 
 inline constexpr std::uint16_t kServerPort = 67;
 inline constexpr std::uint16_t kClientPort = 68;
+// A relayed REQUEST with the xid and ciaddr of a unicast renewal of the same client answered
+// less than this ago is that renewal's copy (a relay that also forwards unicast: ISC dhcrelay),
+// dropped and counted in Counters::duplicates. Copies arrive within milliseconds; a client
+// retransmits seconds later.
+inline constexpr Duration kRenewalCopyWindow = std::chrono::seconds{1};
 
 // Where a datagram arrived.
 struct Ingress {
@@ -125,6 +130,7 @@ struct Counters {
                 learned = 0,  // records from a shared store's feed that changed memory (observe())
                 shortened_leases = 0,  // new leases granted a pool's shorter adaptive lease time
                 conflicts = 0,         // offered addresses found in use by offer-ping
+                duplicates = 0,        // relayed copies of a renewal just answered, dropped (not rebinds)
                 left_to_peers = 0;     // DISCOVERs in a peer's hash buckets, not answered (peers)
 };
 

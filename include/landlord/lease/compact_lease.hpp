@@ -8,7 +8,8 @@
 //     (or empty once a decline hold ends), so it is derived, not stored;
 //   - option 61 is usually htype + chaddr ("01" + MAC), so it is derived from the hardware
 //     address as well; any other client id goes to the record's LeaseExtra;
-//   - a hostname (a minority of clients) lives in the LeaseExtra too.
+//   - a hostname (a minority of clients) and the client classes (only where classes are
+//     configured) live in the LeaseExtra too.
 // A lease that does not fit these forms (chaddr longer than 6 bytes, option 61 longer than 255,
 // a key not derived from id and chaddr, T1/T2 that are not whole seconds) is kept whole in its
 // LeaseExtra, so every Lease round-trips exactly.
@@ -31,14 +32,19 @@ enum class ClientIdForm : std::uint8_t {
 
 // What a record keeps out of line (48 bytes). A record points at one only when it needs it.
 struct LeaseExtra {
-  // Option 61 when the record's client_id_form is InExtra, then the hostname: one string, so
-  // a short hostname costs no allocation and a record pays for one string, not two.
+  // Option 61 when the record's client_id_form is InExtra, then the hostname, then the class
+  // names: one string, so a short hostname costs no allocation and a record pays for one
+  // string, not three.
   std::string text;
   std::uint8_t client_id_size = 0;  // option 61 is at most 255 bytes (longer: kept whole)
+  std::uint16_t classes_size = 0;   // longer class lists keep the lease whole
   std::unique_ptr<Lease> whole;     // the lease as is, when it has no compact form
 
   std::string_view client_id() const { return std::string_view(text).substr(0, client_id_size); }
-  std::string_view hostname() const { return std::string_view(text).substr(client_id_size); }
+  std::string_view hostname() const {
+    return std::string_view(text).substr(client_id_size, text.size() - client_id_size - classes_size);
+  }
+  std::string_view classes() const { return std::string_view(text).substr(text.size() - classes_size); }
   bool empty() const { return text.empty() && whole == nullptr; }
 };
 

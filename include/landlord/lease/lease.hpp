@@ -35,6 +35,10 @@ struct Lease {
   HardwareAddress hardware;    // chaddr, for operators and direct replies
   ClientId client_id;          // option 61 as sent; empty when absent
   std::string hostname;        // option 12, if the client sent one
+  // The client classes the lease was granted under: configured class names (letters, digits,
+  // '-', '_'), comma-separated, in config order; empty for none. A renewal that lacks the facts
+  // a class matched on (option 82 of a unicast renewal) keeps them (engine/lease_classes.hpp).
+  std::string classes;
   LeaseState state = LeaseState::Offered;
   Extension last_extension = Extension::None;
   std::uint32_t subnet_id = 0;

@@ -64,7 +64,7 @@ class PostgresLeaseStore final : public LeaseStore {
   std::uint64_t reconnects() const;
   const std::string& name() const { return name_; }  // the URL without a password
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // 2: classes
 
  private:
   struct Connection;

@@ -50,7 +50,7 @@ class SqliteLeaseStore final : public LeaseStore {
   Expected<DurabilitySettings, StoreError> durability() const;
   CheckpointCounts checkpoints() const;
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // 2: classes (sqlite_schema.cpp migrates 1)
   static constexpr int kApplicationId = 0x4c4c4431;  // "LLD1": marks the file as ours
 
  private:

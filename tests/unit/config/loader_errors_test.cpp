@@ -47,7 +47,7 @@ subnets:
   - subnet: {a: 1}
     pools: 198.18.0.10-198.18.0.20
 )",
-     {"t.yaml:1:9: 'server' must be a map (keys: interfaces, listen, server-id, authoritative, user, discover-max-wait), not a list",
+     {"t.yaml:1:9: 'server' must be a map (keys: interfaces, listen, server-id, authoritative, user, discover-max-wait, classless-default-route), not a list",
       "t.yaml:2:15: 'type' must be a single value, not a list",
       "t.yaml:4:13: 'subnet' must be a single value, not a map",
       "t.yaml:5:12: 'pools' must be a list ([a, b] or '- ' lines), not a single value"}},

@@ -35,6 +35,7 @@ TEST(Loader, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(config.server.listen.port, 67);
   EXPECT_FALSE(config.server.server_id.has_value());
   EXPECT_TRUE(config.server.authoritative);
+  EXPECT_TRUE(config.server.classless_default_route);
   EXPECT_EQ(config.store.type, StoreSection::Type::Sqlite);
   EXPECT_EQ(config.store.path, "/var/lib/landlord/leases.db");
   EXPECT_EQ(config.store.batch_max, 256u);
@@ -63,6 +64,7 @@ server:
   listen: 0.0.0.0:6767
   server-id: 198.18.0.1
   authoritative: false
+  classless-default-route: false
 store: {type: memory, path: /tmp/x.db, batch-max: 64, batch-wait: 5ms}
 lease: {time: 1h, renew: 50%, rebind: 87.5%, offer-hold: 20s, decline-hold: 1h}
 subnets:
@@ -83,6 +85,7 @@ log: {level: debug}
   EXPECT_EQ(config.server.listen.port, 6767);
   EXPECT_EQ(config.server.server_id, Ipv4(198, 18, 0, 1));
   EXPECT_FALSE(config.server.authoritative);
+  EXPECT_FALSE(config.server.classless_default_route);
   EXPECT_EQ(config.store.type, StoreSection::Type::Memory);
   EXPECT_EQ(config.store.path, "/tmp/x.db");
   EXPECT_EQ(config.store.batch_max, 64u);

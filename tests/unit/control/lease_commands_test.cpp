@@ -44,6 +44,7 @@ TEST(LeaseCommands, AddIsDurableThenVisibleAndHonouredOnRenewal) {
   EXPECT_EQ(got["arguments"]["hostname"], "probe");
   EXPECT_EQ(got["arguments"]["valid-lft"], 3600);
   EXPECT_EQ(got["arguments"]["phase"], "bound");
+  EXPECT_EQ(got["arguments"]["classes"], Json::array());  // an operator's lease matched no class
   const auto by_mac = daemon.ask(
       R"({"command": "lease4-get", "arguments": {"identifier-type": "hw-address", "identifier": "02:00:00:00:00:01", "subnet-id": 1}})");
   EXPECT_EQ(by_mac["arguments"]["ip-address"], "198.18.0.150");
@@ -51,6 +52,37 @@ TEST(LeaseCommands, AddIsDurableThenVisibleAndHonouredOnRenewal) {
   const auto outcome = renew(daemon, Ipv4(198, 18, 0, 150), 1);
   ASSERT_TRUE(outcome.reply.has_value());
   EXPECT_EQ(outcome.reply->message.type(), wire::MessageType::Ack);
+}
+
+// The client classes a DHCP grant matched are part of the lease (lease::Lease::classes).
+TEST(LeaseCommands, GetShowsTheClassesTheLeaseWasGrantedUnder) {
+  FakeDaemon daemon(R"(store: {type: memory}
+classes:
+  - {name: lab, match: {hardware-address: "02:00:00"}}
+  - {name: phones, match: {vendor-class: Cisco}}
+  - {name: port-3, match: {hardware-address: "02:00:00:00:00:03"}}
+subnets:
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.100-198.18.0.199]
+)");
+  wire::Message discover;
+  discover.xid = 9;
+  discover.chaddr = {0x02, 0, 0, 0, 0, 3};
+  discover.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Discover));
+  engine::Ingress ingress;
+  ingress.interface_address = Ipv4(198, 18, 0, 1);
+  ingress.to_broadcast = true;
+  const auto offer = daemon.engine().handle(discover, ingress, daemon.now_);
+  ASSERT_TRUE(offer.reply.has_value());
+  wire::Message request = discover;
+  request.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Request));
+  request.options.set_ipv4(wire::option::kServerId, Ipv4(198, 18, 0, 1));
+  request.options.set_ipv4(wire::option::kRequestedAddress, offer.reply->message.yiaddr);
+  ASSERT_EQ(daemon.engine().handle(request, ingress, daemon.now_).mutations.size(), 1u);
+  const auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": ")" +
+                              offer.reply->message.yiaddr.to_string() + "\"}}");
+  ASSERT_EQ(got["result"], kSuccess) << got;
+  EXPECT_EQ(got["arguments"]["classes"], (Json{"lab", "port-3"}));
 }
 
 TEST(LeaseCommands, ChangesThatBreakAnInvariantAreRefused) {

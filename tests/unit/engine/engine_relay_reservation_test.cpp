@@ -110,6 +110,7 @@ TEST(Rfc3046Reservations, AUnicastRenewalWithoutOptionEightyTwoKeepsTheReservati
   EXPECT_EQ(renewal.reply->message.yiaddr, kByCircuit);
   auto rebind = relayed(MessageType::Request, 1, agent_info("port-7"));
   rebind.ciaddr = kByCircuit;
+  rebind.xid += 1;  // a new exchange: at once with the renewal's xid it would be the relay's copy
   EXPECT_EQ(reply_type(harness.send(rebind, from_relay(kRelayAddress))), MessageType::Ack);
   // Another client renewing "on" the reserved address is NAKed.
   EXPECT_EQ(reply_type(harness.renew(2, kByCircuit)), MessageType::Nak);

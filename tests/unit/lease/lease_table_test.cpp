@@ -178,6 +178,7 @@ void expect_same(const Lease& got, const Lease& want) {
   EXPECT_EQ(got.hardware, want.hardware);
   EXPECT_EQ(got.client_id, want.client_id);
   EXPECT_EQ(got.hostname, want.hostname);
+  EXPECT_EQ(got.classes, want.classes);
   EXPECT_EQ(got.state, want.state);
   EXPECT_EQ(got.last_extension, want.last_extension);
   EXPECT_EQ(got.subnet_id, want.subnet_id);
@@ -258,6 +259,18 @@ TEST(LeaseTable, HandsBackEveryFieldOfEveryKindOfLease) {
   leases.back().client_id = ClientId(other_duid);
   leases.back().client = ClientKey::from(leases.back().client_id, leases.back().hardware);
   leases.back().hostname = "a-long-hostname.example.internal";
+  leases.push_back(typical_lease(16));  // client classes alone
+  leases.back().classes = "uefi,floor-2-phones";
+  leases.push_back(typical_lease(17));  // option 61 in the extra, a hostname and classes
+  const std::uint8_t third_duid[13] = {255, 0, 0, 0, 3, 0, 4, 1, 2, 3, 4, 5, 8};
+  leases.back().client_id = ClientId(third_duid);
+  leases.back().client = ClientKey::from(leases.back().client_id, leases.back().hardware);
+  leases.back().hostname = "host";
+  leases.back().classes = "ipxe";
+  leases.push_back(typical_lease(18));  // classes of a lease kept whole
+  leases.back().client = client(98);
+  leases.back().hostname = "whole";
+  leases.back().classes = "a,b";
   leases.push_back(typical_lease(13));  // negative times
   leases.back().granted_at = time_from_unix_ms(-5);
   leases.back().lease_time = Duration{-7};

@@ -172,7 +172,7 @@ TEST_P(LeaseStoreConformance, EmptyBatchCommitsNothing) {
 
 TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   std::vector<lease::Lease> records;
-  // Client id present and absent, hostname present and absent.
+  // Client id present and absent, hostname present and absent, classes present and absent.
   for (std::uint32_t index = 0; index < 6; ++index)
     records.push_back(bound_lease(index, index + 1));
   // Every persisted state and extension, odd times, extremes of the integer fields.
@@ -205,6 +205,9 @@ TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   extreme.client_id = ClientId{long_id};
   extreme.client = ClientKey::from(extreme.client_id, extreme.hardware);
   extreme.hostname = std::string(255, 'h');
+  for (int index = 0; index < 64; ++index) {  // the most classes a lease can name, long names
+    extreme.classes += (index == 0 ? "" : ",") + std::string(62, 'c') + std::to_string(10 + index);
+  }
   extreme.granted_at = time_from_unix_ms(4'102'444'800'999);  // 2100-01-01, ms precision
   extreme.lease_time = std::chrono::hours{24 * 365 * 10};
   // A key that is not derived from the lease's own fields still round-trips exactly.

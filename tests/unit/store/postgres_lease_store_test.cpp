@@ -132,8 +132,29 @@ TEST_F(PostgresLeaseStoreTest, VersionZeroIsMigrated) {
                 " INSERT INTO landlord_schema VALUES (0)");
   auto store = open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "1");
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"),
+            std::to_string(PostgresLeaseStore::kSchemaVersion));
   EXPECT_EQ(commit_ok(*store, {bound_lease(1, 1)}), std::vector{WriteResult::Written});
+}
+
+TEST_F(PostgresLeaseStoreTest, VersionOneIsMigratedAndKeepsItsLeases) {
+  // A database of schema version 1 (before client classes were kept), with a lease in it.
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  auto record = bound_lease(2, 7);
+  record.classes.clear();
+  EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
+  store.reset();
+  database_.sql("ALTER TABLE leases DROP COLUMN classes; UPDATE landlord_schema SET version = 1");
+  store = open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "2");
+  auto rows = load_all(*store);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(same_lease(record, rows[0]));
+  record.classes = "ipxe,lab";
+  EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
+  EXPECT_EQ(database_.sql("SELECT classes FROM leases"), "ipxe,lab");
 }
 
 TEST_F(PostgresLeaseStoreTest, NewerSchemaIsForeignAndUntouched) {

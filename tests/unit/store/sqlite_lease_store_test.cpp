@@ -274,6 +274,41 @@ TEST_F(SqliteLeaseStoreTest, NewerSchemaVersionIsForeign) {
   EXPECT_TRUE(mentions(error, "99")) << error.message;
 }
 
+// A file written by a landlord of schema version 1 (before client classes were kept): opening
+// it for writing adds the column and bumps the version; its leases load as they were.
+TEST_F(SqliteLeaseStoreTest, SchemaVersionOneIsMigrated) {
+  RawConnection(file()).execute(
+      "CREATE TABLE leases (address TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL, hwaddr TEXT NOT NULL,"
+      " client_id TEXT, hostname TEXT,"
+      " expires_at INTEGER GENERATED ALWAYS AS ((granted_at_ms + lease_time_ms) / 1000) VIRTUAL,"
+      " fencing_token INTEGER NOT NULL, subnet_id INTEGER NOT NULL, hwtype INTEGER NOT NULL,"
+      " granted_at_ms INTEGER NOT NULL, lease_time_ms INTEGER NOT NULL, renew_time_ms INTEGER NOT NULL,"
+      " rebind_time_ms INTEGER NOT NULL, last_extension TEXT NOT NULL, client_key TEXT NOT NULL) WITHOUT ROWID;"
+      " INSERT INTO leases (address, state, hwaddr, client_id, hostname, fencing_token, subnet_id, hwtype,"
+      " granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms, last_extension, client_key)"
+      " VALUES ('198.18.0.2', 'bound', '02:00:00:00:00:02', '01:aa:bb:02', 'host-2', 7, 3, 1,"
+      " 1790000000125, 3600000, 1800000, 3150000, 'none', 'id:01:aa:bb:02');"
+      " PRAGMA application_id = " + std::to_string(SqliteLeaseStore::kApplicationId) +
+      "; PRAGMA user_version = 1");
+  const auto refused = SqliteLeaseStore::open({.path = file().string(), .read_only = true});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_TRUE(mentions(refused.error(), "schema version 1")) << refused.error().message;
+
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  auto expected = bound_lease(2, 7);
+  expected.classes.clear();
+  const auto loaded = load_all(*store);
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_TRUE(same_lease(expected, loaded[0]));
+  expected.classes = "ipxe,lab";
+  ASSERT_TRUE(store->commit(std::vector{expected}).has_value());
+  EXPECT_TRUE(same_lease(expected, load_all(*store).at(0)));
+  RawConnection operator_shell(file());
+  EXPECT_EQ(operator_shell.rows("PRAGMA user_version"), std::vector<std::string>{"2"});
+  EXPECT_EQ(operator_shell.rows("SELECT classes FROM leases"), std::vector<std::string>{"ipxe,lab"});
+}
+
 TEST_F(SqliteLeaseStoreTest, OurMarkWithoutOurTableIsCorrupt) {
   RawConnection(file()).execute("CREATE TABLE other (x); PRAGMA application_id = " +
                                 std::to_string(SqliteLeaseStore::kApplicationId) +

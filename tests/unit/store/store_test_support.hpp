@@ -25,6 +25,7 @@ inline lease::Lease bound_lease(std::uint32_t index, lease::FencingToken token =
   }
   record.client = ClientKey::from(record.client_id, record.hardware);
   record.hostname = index % 3 == 0 ? "" : "host-" + std::to_string(index);
+  record.classes = index % 4 == 1 ? "uefi,floor-2" : "";
   record.state = lease::LeaseState::Bound;
   record.subnet_id = 1 + index % 4;
   record.granted_at = time_from_unix_ms(1'790'000'000'123 + index);
@@ -46,6 +47,7 @@ inline ::testing::AssertionResult same_lease(const lease::Lease& expected,
   field(expected.hardware == actual.hardware, "hardware");
   field(expected.client_id == actual.client_id, "client_id");
   field(expected.hostname == actual.hostname, "hostname");
+  field(expected.classes == actual.classes, "classes");
   field(expected.state == actual.state, "state");
   field(expected.last_extension == actual.last_extension, "last_extension");
   field(expected.subnet_id == actual.subnet_id, "subnet_id");
