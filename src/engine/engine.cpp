@@ -206,9 +206,12 @@ struct Engine::State {
   std::uint64_t classes_of(const wire::Message& message, Ipv4 address, const ClientKey& client) const {
     if (config.classes.empty()) return 0;
     const auto record = table.facts(address, client);
-    if (record == std::nullopt || !record->of_client || record->state != LeaseState::Bound) {
-      return classes_of(message);
-    }
+    const bool own = record != std::nullopt && record->of_client && record->state == LeaseState::Bound;
+    return own ? classes_of_held(message, address) : classes_of(message);
+  }
+  // ... for a caller that already knows `address` is the client's own bound lease.
+  std::uint64_t classes_of_held(const wire::Message& message, Ipv4 address) const {
+    if (config.classes.empty()) return 0;
     const auto held = table.find(address);
     return extension_classes(config.classes, message, held ? std::string_view(held->classes) : "");
   }
@@ -398,7 +401,7 @@ struct Engine::State {
     // A renewal, a rebind or a reboot's confirmation of the client's own lease keeps the normal
     // time; only a new lease is shortened.
     const bool own_lease = current != std::nullopt && current->of_client && current->state == LeaseState::Bound;
-    const std::uint64_t member_of = own_lease ? classes_of(message, address, client) : classes_of(message);
+    const std::uint64_t member_of = own_lease ? classes_of_held(message, address) : classes_of(message);
     LeaseDurations durations = durations_for(view, message, member_of);
     if (kind == EventKind::Grant && !own_lease) {
       if (const auto cut = shortened_for(view, address, durations)) {
