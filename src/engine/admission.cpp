@@ -52,10 +52,37 @@ std::string_view to_string(Refusal refusal) {
   return "unknown";
 }
 
-// The keys of one request in one subnet; empty where the request has none (no circuit-id, ...).
+// The keys of one request in one subnet; empty where the request has none (no circuit-id, ...)
+// or where the step at hand does not use it.
 struct Admission::Keys {
   std::string client, relay, circuit, remote, prefix, source;
 };
+
+// Which keys a step uses. Only those are built: with the defaults a relayed request uses the
+// client's bucket alone, and building the other keys was most of admission's cost per DORA.
+struct Admission::Wanted {
+  bool client = false, relay = false, circuit = false, remote = false, prefix = false, source = false;
+  bool any() const { return client || relay || circuit || remote || prefix || source; }
+};
+
+// admit(): every key with a cap or a bucket.
+Admission::Wanted Admission::wanted_to_admit(const config::Admission& limits) {
+  return {.client = limits.client.limits(),
+          .relay = limits.relay.limits() || limits.relay_leases > 0,
+          .circuit = limits.circuit.limits() || limits.circuit_leases > 0,
+          .remote = limits.remote_leases > 0,
+          .prefix = limits.mac_prefix_leases > 0,
+          .source = limits.source_offers > 0 || limits.source_leases > 0};
+}
+
+// offered() and granted(): the keys what was given is counted under.
+Admission::Wanted Admission::wanted_to_count(const config::Admission& limits, bool offer) {
+  return {.relay = limits.relay_leases > 0,
+          .circuit = limits.circuit_leases > 0,
+          .remote = limits.remote_leases > 0,
+          .prefix = limits.mac_prefix_leases > 0,
+          .source = (offer && limits.source_offers > 0) || limits.source_leases > 0};
+}
 
 Admission::Admission(const config::Config& config, Holds offered, Holds bound)
     : offered_(std::move(offered)), bound_(std::move(bound)), next_sweep_at_(kFirstSweep) {
@@ -76,36 +103,40 @@ const config::Admission* Admission::limits_of(std::uint32_t subnet_id) const {
 }
 
 Admission::Keys Admission::keys_of(std::uint32_t subnet_id, const config::Admission& limits,
-                                   const Applicant& applicant) const {
+                                   const Applicant& applicant, const Wanted& wanted) const {
   Keys keys;
   std::array<std::uint8_t, 4> address{};
-  keys.client = key_of(subnet_id, 'c');
-  keys.client.push_back(static_cast<char>(applicant.hardware.type()));
-  append(keys.client, applicant.hardware.bytes());
-  const bool relayed = !applicant.giaddr.is_zero();
-  keys.relay = key_of(subnet_id, relayed ? 'r' : 'l');
-  if (relayed) {
-    append(keys.relay, bytes_of(applicant.giaddr, address));
-  } else {
-    keys.relay.append(reinterpret_cast<const char*>(&applicant.link), sizeof applicant.link);
+  if (wanted.client) {
+    keys.client = key_of(subnet_id, 'c');
+    keys.client.push_back(static_cast<char>(applicant.hardware.type()));
+    append(keys.client, applicant.hardware.bytes());
   }
-  if (relayed && !applicant.circuit_id.empty()) {
+  const bool relayed = !applicant.giaddr.is_zero();
+  if (wanted.relay) {
+    keys.relay = key_of(subnet_id, relayed ? 'r' : 'l');
+    if (relayed) {
+      append(keys.relay, bytes_of(applicant.giaddr, address));
+    } else {
+      keys.relay.append(reinterpret_cast<const char*>(&applicant.link), sizeof applicant.link);
+    }
+  }
+  if (wanted.circuit && relayed && !applicant.circuit_id.empty()) {
     keys.circuit = key_of(subnet_id, 'k');
     append(keys.circuit, bytes_of(applicant.giaddr, address));
     append(keys.circuit, applicant.circuit_id);
   }
-  if (relayed && !applicant.remote_id.empty()) {
+  if (wanted.remote && relayed && !applicant.remote_id.empty()) {
     keys.remote = key_of(subnet_id, 'm');
     append(keys.remote, applicant.remote_id);
   }
   const std::span<const std::uint8_t> hardware = applicant.hardware.bytes();
-  if (hardware.size() >= limits.mac_prefix_length) {
+  if (wanted.prefix && hardware.size() >= limits.mac_prefix_length) {
     keys.prefix = key_of(subnet_id, 'p');
     append(keys.prefix, hardware.first(limits.mac_prefix_length));
   }
   // A relayed request's sender is not known (a circuit may be a whole LAN): circuit-leases
   // bounds what one circuit holds, offers included.
-  if (!relayed) {
+  if (wanted.source && !relayed) {
     keys.source = key_of(subnet_id, 's');
     if (applicant.frame_source) {
       append(keys.source, *applicant.frame_source);
@@ -177,7 +208,7 @@ std::optional<Refusal> Admission::admit(std::uint32_t subnet_id, const Applicant
     return std::nullopt;
   }
   forget_idle(now);
-  const Keys keys = keys_of(subnet_id, *limits, applicant);
+  const Keys keys = keys_of(subnet_id, *limits, applicant, wanted_to_admit(*limits));
   const auto refuse = [&](Refusal refusal) {
     ++counters_.refused[static_cast<std::size_t>(refusal)];
     return std::optional<Refusal>{refusal};
@@ -210,7 +241,9 @@ void Admission::offered(std::uint32_t subnet_id, const Applicant& applicant, Ipv
                         const ClientKey& client, TimePoint now) {
   const config::Admission* limits = limits_of(subnet_id);
   if (limits == nullptr) return;
-  const Keys keys = keys_of(subnet_id, *limits, applicant);
+  const Wanted wanted = wanted_to_count(*limits, true);
+  if (!wanted.any()) return;
+  const Keys keys = keys_of(subnet_id, *limits, applicant, wanted);
   // The longest an offer holds; the engine is asked whether it still does.
   const Held held{address, client, now + std::chrono::hours{24}};
   if (limits->source_offers > 0 && !keys.source.empty()) hold(offers_, keys.source, held);
@@ -225,7 +258,9 @@ void Admission::granted(std::uint32_t subnet_id, const Applicant& applicant, Ipv
                         const ClientKey& client) {
   const config::Admission* limits = limits_of(subnet_id);
   if (limits == nullptr) return;
-  const Keys keys = keys_of(subnet_id, *limits, applicant);
+  const Wanted wanted = wanted_to_count(*limits, false);
+  if (!wanted.any()) return;
+  const Keys keys = keys_of(subnet_id, *limits, applicant, wanted);
   const Held held{address, client, TimePoint{}};
   if (limits->relay_leases > 0) hold(leases_, keys.relay, held);
   if (limits->circuit_leases > 0 && !keys.circuit.empty()) hold(leases_, keys.circuit, held);
@@ -271,10 +306,12 @@ Applicant applicant_of(const wire::Message& message, const Ingress& ingress,
 Admitted handle_admitted(Engine& engine, Admission& admission, const RequestFacts& facts,
                          const wire::Message& message, const Ingress& ingress, const Applicant& applicant,
                          TimePoint now) {
-  if (facts.new_address) {
-    if (auto refusal = admission.admit(facts.subnet_id, applicant, now)) return {Outcome{}, refusal};
-  }
-  Admitted admitted{engine.handle(message, ingress, now, facts), std::nullopt};
+  // One object built in place and returned by name: an Outcome carries a whole reply message,
+  // and moving it costs hundreds of instructions.
+  const std::optional<Refusal> refusal =
+      facts.new_address ? admission.admit(facts.subnet_id, applicant, now) : std::nullopt;
+  Admitted admitted{refusal ? Outcome{} : engine.handle(message, ingress, now, facts), refusal};
+  if (refusal) return admitted;
   const Outcome& outcome = admitted.outcome;
   if (facts.subnet_id == 0 || !outcome.reply) return admitted;
   const Ipv4 address = outcome.event.address;

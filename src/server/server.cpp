@@ -220,7 +220,7 @@ class Server final : public control::Daemon {
     }
     auto admitted = admit(datagram, ingress, link);
     if (!admitted) return;
-    engine::Outcome outcome = std::move(*admitted);
+    engine::Outcome& outcome = *admitted;
     if (outcome.probe_first && outcome.reply && offer_ping_) {
       probe_offer(std::make_shared<PendingOffer>(PendingOffer{std::move(outcome), request_, datagram, 0}));
     } else {
@@ -373,7 +373,7 @@ class Server final : public control::Daemon {
   // ---- deciding and replying -----------------------------------------------------------
   // Commit-then-ack is the durability machine's (durability/machine.hpp): an outcome whose
   // records must be durable is proposed, and its reply comes back through on_released().
-  void dispatch(engine::Outcome outcome, const wire::Message& request,
+  void dispatch(engine::Outcome&& outcome, const wire::Message& request,
                 std::uint32_t ingress_index) {
     if (pipeline_.propose(outcome, origin_of(request, ingress_index))) return;
     log_lease_event(outcome.event, Requester::of(request), Duration{0}, link_name(ingress_index));

@@ -98,10 +98,15 @@ class Admission {
     std::vector<Held> held;
     TimePoint checked{};
   };
-  struct Keys;  // the request's keys in one subnet (admission.cpp)
+  struct Keys;    // the request's keys in one subnet (admission.cpp)
+  struct Wanted;  // which of them a step uses: only those are built
+
+  static Wanted wanted_to_admit(const config::Admission& limits);
+  static Wanted wanted_to_count(const config::Admission& limits, bool offer);
 
   const config::Admission* limits_of(std::uint32_t subnet_id) const;
-  Keys keys_of(std::uint32_t subnet_id, const config::Admission& limits, const Applicant& applicant) const;
+  Keys keys_of(std::uint32_t subnet_id, const config::Admission& limits, const Applicant& applicant,
+               const Wanted& wanted) const;
   static double tokens_at(const Bucket& bucket, TimePoint now);
   bool has_token(const std::string& key, const config::TokenRate& rate, TimePoint now) const;
   void take_token(const std::string& key, const config::TokenRate& rate, TimePoint now);
