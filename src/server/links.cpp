@@ -1,17 +1,20 @@
 #include "landlord/server/links.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <array>
+#include <string>
+#include <utility>
 
 namespace landlord::server {
 
@@ -104,22 +107,37 @@ std::optional<Ipv4> parse_proc_address(std::string_view hex) {
 }  // namespace
 
 RouteTable RouteTable::parse_proc_net_route(std::string_view text) {
+  // Read once a second on the packet thread while relays are answered: split in place rather
+  // than through iostreams, which cost more than the rest of the scan.
+  const auto next_token = [](std::string_view& rest) {
+    const std::size_t start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) return rest = {}, std::string_view{};
+    const std::size_t end = rest.find_first_of(" \t", start);
+    const std::string_view token = rest.substr(start, end == std::string_view::npos ? end : end - start);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end);
+    return token;
+  };
   std::vector<RouteEntry> entries;
-  std::istringstream lines{std::string{text}};
-  std::string line;
-  std::getline(lines, line);  // header
-  while (std::getline(lines, line)) {
-    std::istringstream fields{line};
-    std::string interface, destination, gateway, flags, refcnt, use, metric, mask;
-    if (!(fields >> interface >> destination >> gateway >> flags >> refcnt >> use >> metric >>
-          mask)) {
-      continue;
+  bool header = true;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (std::exchange(header, false)) continue;
+    std::array<std::string_view, 8> fields;  // Iface Destination Gateway Flags RefCnt Use Metric Mask
+    bool complete = true;
+    for (std::string_view& field : fields) {
+      field = next_token(line);
+      complete = complete && !field.empty();
     }
-    auto network = parse_proc_address(destination);
-    auto via = parse_proc_address(gateway);
-    auto netmask = parse_proc_address(mask);
+    if (!complete) continue;
+    const std::string_view interface = fields[0];
+    auto network = parse_proc_address(fields[1]);
+    auto via = parse_proc_address(fields[2]);
+    auto netmask = parse_proc_address(fields[7]);
     if (!network || !via || !netmask) continue;
     std::uint32_t route_flags = 0;
+    const std::string_view flags = fields[3];
     const auto parsed = std::from_chars(flags.data(), flags.data() + flags.size(), route_flags, 16);
     if (parsed.ec != std::errc{}) continue;
     const auto prefix = static_cast<std::uint8_t>(std::popcount(netmask->to_uint()));
@@ -131,10 +149,13 @@ RouteTable RouteTable::parse_proc_net_route(std::string_view text) {
 }
 
 RouteTable RouteTable::scan() {
-  std::ifstream file{"/proc/net/route"};
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_proc_net_route(text.str());
+  std::string text;
+  const int fd = ::open("/proc/net/route", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return RouteTable{};
+  char chunk[4096];
+  for (ssize_t got; (got = ::read(fd, chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<std::size_t>(got));
+  ::close(fd);
+  return parse_proc_net_route(text);
 }
 
 bool RouteTable::has_specific_route(Ipv4 destination) const {
