@@ -279,6 +279,10 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
     out.sample("landlord_store_commit_failures_total", fmt::format("reason=\"{}\"", name),
                static_cast<double>(value));
   }
+  out.single("landlord_store_down_renewals_answered_total", "counter",
+             "Renewals and rebinds ACKed while the store refused writes: not extended, the lease time "
+             "cut to what remains of the lease the store holds (no write).",
+             static_cast<double>(counters.answered_from_durable));
   out.single("landlord_store_stale_refusals_total", "counter",
              "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 #include "landlord/base/assert.hpp"
+#include "landlord/wire/message.hpp"
+#include "landlord/wire/options.hpp"
 
 namespace landlord::durability {
 
@@ -12,6 +15,7 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::Send: return "send";
     case Verdict::StaleToken: return "stale token";
     case Verdict::Unavailable: return "store unavailable";
+    case Verdict::DurableRemainder: return "durable remainder";
   }
   return "unknown";
 }
@@ -39,11 +43,21 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
   const std::uint32_t slot = hold(outcome, origin, reclaimed);
   if (!healthy_) {
     // The store is failing: no ACK now; the records wait for the retry, so the store converges
-    // on what the engine holds.
-    keep_unacknowledged(sequence, outcome.mutations, slots_[slot]);
-    if (!reclaimed) ++counters_.replies_dropped_store_down;
+    // on what the engine holds. A renewal of a durable lease is still answered, with no more
+    // than the store already holds for its client (an ACK promising nothing new).
+    Held& held = slots_[slot];
+    const std::optional<TimePoint> durable =
+        reclaimed || outcome.mutations.size() != 1 ? std::nullopt
+                                                   : durable_end(outcome.mutations.front(), held);
+    keep_unacknowledged(sequence, outcome.mutations, held, durable);
     InFlight& kept = answered_.emplace_back();
     kept.records = std::move(outcome.mutations);
+    if (durable && cut_to_durable(held, kept.records.front(), *durable)) {
+      ++counters_.answered_from_durable;
+      release(slot, Verdict::DurableRemainder, kept.records);
+      return;
+    }
+    if (!reclaimed) ++counters_.replies_dropped_store_down;
     release(slot, Verdict::Unavailable, kept.records);
     return;
   }
@@ -158,6 +172,12 @@ void Machine::not_taken(std::uint64_t id, TimePoint now) {
   schedule_retry(now);
 }
 
+void Machine::observed(Ipv4 address) {
+  const auto chain = backlog_.find(address);
+  if (chain == backlog_.end()) return;
+  for (Waiting& waiting : chain->second) waiting.durable_until.reset();
+}
+
 std::optional<TimePoint> Machine::next_retry() const {
   if (retry_in_flight_ || backlog_.empty()) return std::nullopt;
   return retry_at_;
@@ -199,7 +219,60 @@ std::size_t Machine::backlog_size() const {
 }
 
 void Machine::keep_for_retry(std::uint64_t sequence, const lease::Lease& record) {
-  wait(Waiting{sequence, record, {}});
+  wait(Waiting{sequence, record, {}, {}});
+}
+
+std::optional<TimePoint> Machine::durable_end(const lease::Lease& record, const Held& held) const {
+  if (record.state != lease::LeaseState::Bound || !held.held_until) return std::nullopt;
+  // A record on its way may be written or refused: the store's lease is not known until then.
+  const auto on_its_way = [&](const InFlight& batch) {
+    return !batch.retry && std::any_of(batch.records.begin(), batch.records.end(),
+                                       [&](const lease::Lease& other) {
+                                         return other.address == record.address;
+                                       });
+  };
+  if (on_its_way(open_) || std::any_of(in_flight_.begin(), in_flight_.end(), on_its_way)) {
+    return std::nullopt;
+  }
+  const auto chain = backlog_.find(record.address);
+  // Nothing waits for the address: every record the engine made for it was answered, so its
+  // lease is the one the store holds (a refused one the engine gave up, Engine::refused).
+  if (chain == backlog_.end()) return held.held_until;
+  // The retry (in flight or not) writes this client's waiting record or nothing: either way
+  // the store holds its lease at least until the entry's durable_until.
+  const std::vector<Waiting>& waiting = chain->second;
+  if (waiting.size() != 1 || waiting.front().record.client != record.client) return std::nullopt;
+  return waiting.front().durable_until;
+}
+
+bool Machine::cut_to_durable(Held& held, const lease::Lease& record, TimePoint durable_until) const {
+  const engine::EventKind kind = held.event.kind;
+  const bool extension = kind == engine::EventKind::Renew ||
+                         (kind == engine::EventKind::Rebind && !options_.shared_store);
+  if (!extension || !held.reply || record.lease_time <= Duration{0}) return false;
+  wire::Options& options = held.reply->message.options;
+  if (options.get_u8(wire::option::kMessageType) != static_cast<std::uint8_t>(wire::MessageType::Ack)) {
+    return false;
+  }
+  // Counted from the engine's `now`: the client counts from when it sent the request, earlier,
+  // so its lease ends before the durable one does.
+  const TimePoint end = std::min(durable_until, record.expires_at());
+  const auto remaining_s = std::chrono::duration_cast<std::chrono::seconds>(end - record.granted_at);
+  if (remaining_s < std::chrono::seconds{1}) return false;
+  const auto lease_s = static_cast<std::uint32_t>(
+      std::min<std::int64_t>(remaining_s.count(), std::numeric_limits<std::uint32_t>::max() - 1));
+  const auto scaled_s = [&](Duration part) {  // T1 and T2 keep their share of the lease
+    const double share = static_cast<double>(part.count()) / static_cast<double>(record.lease_time.count());
+    return static_cast<std::uint32_t>(static_cast<double>(lease_s) * std::min(share, 1.0));
+  };
+  const std::uint32_t renew_s = scaled_s(record.renew_time), rebind_s = scaled_s(record.rebind_time);
+  // Whole seconds of a few seconds' lease no longer keep T1 < T2 < lease (RFC 2131 §4.4.5):
+  // such a client is left to its lease's end, as it would be without the answer.
+  if (!(renew_s < rebind_s && rebind_s < lease_s)) return false;
+  options.set_u32(wire::option::kLeaseTime, lease_s);
+  options.set_u32(wire::option::kRenewalTime, renew_s);
+  options.set_u32(wire::option::kRebindingTime, rebind_s);
+  return true;
 }
 
 void Machine::wait(Waiting waiting) {
@@ -230,12 +303,18 @@ bool Machine::behind_backlog(const InFlight& batch, const Part& part,
 }
 
 void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
-                                  const Held& held) {
+                                  const Held& held, std::optional<TimePoint> durable_until) {
   for (const lease::Lease& record : records) {
     if (!held.unacknowledged_until || record.state != lease::LeaseState::Bound) {
       keep_for_retry(sequence, record);
       continue;
     }
+    // Written or not, this record leaves the client's lease in the store no shorter than the
+    // lesser of the two (a renewal never shortens it, but a client may ask for less).
+    const auto still_durable = [&](const lease::Lease& kept) -> std::optional<TimePoint> {
+      if (!durable_until) return std::nullopt;
+      return std::min(*durable_until, kept.expires_at());
+    };
     TimePoint until = *held.unacknowledged_until;
     if (held.held_until) {
       // The lease the client held may itself be a grant nobody was told of (its client asked
@@ -252,7 +331,7 @@ void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease:
       until = std::max(until, floor);
     }
     if (record.expires_at() <= until) {
-      keep_for_retry(sequence, record);
+      wait(Waiting{sequence, record, {}, still_durable(record)});
       continue;
     }
     // Nobody was told of this lease: it ends when the offer would have, unless asked again.
@@ -260,7 +339,8 @@ void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease:
     shorter.lease_time = std::max(Duration{0}, until - record.granted_at);
     shorter.renew_time = std::min(shorter.renew_time, shorter.lease_time);
     shorter.rebind_time = std::min(shorter.rebind_time, shorter.lease_time);
-    wait(Waiting{sequence, shorter, record});
+    const std::optional<TimePoint> durable = still_durable(shorter);
+    wait(Waiting{sequence, shorter, record, durable});
   }
 }
 

@@ -38,6 +38,7 @@
 #include "landlord/store/open_store.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
 #include "landlord/server/view_sync.hpp"
+#include "landlord/wire/options.hpp"
 #include "landlord/config/values.hpp"
 #include "frame_sources.hpp"
 #include "packet_socket.hpp"
@@ -62,6 +63,13 @@ constexpr int kOfferPingAttempts = 3;
 
 Duration lease_time_of(std::span<const lease::Lease> records) {
   return records.empty() ? Duration{0} : records.front().lease_time;
+}
+
+// A shared store (PostgreSQL): other servers may answer a rebinding client while ours fails.
+durability::Options durability_options(const config::Config& config) {
+  durability::Options options;
+  options.shared_store = config.store.type == config::StoreSection::Type::Postgresql;
+  return options;
 }
 
 durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress_index) {
@@ -90,7 +98,8 @@ class Server final : public control::Daemon {
         queue_(queue),
         committer_(queue),
         pipeline_(io, committer_, engine, clock_,
-                  [this](const durability::Release& release) { on_released(release); }),
+                  [this](const durability::Release& release) { on_released(release); },
+                  durability_options(config_)),
         socket_(std::move(socket)),
         expiry_timer_(io),
         drain_timer_(io),
@@ -408,6 +417,17 @@ class Server final : public control::Daemon {
                      engine::to_string(release.event.kind), release.event.address.to_string(),
                      requester.hardware.to_string());
         return;
+      case durability::Verdict::DurableRemainder:
+        // Nothing new is durable: no lease event is published, the log says why.
+        durable_answer_log_.log(
+            spdlog::level::warn,
+            "{} {} for {} answered from its durable lease ({} s left), not extended: the store "
+            "is not accepting writes",
+            engine::to_string(release.event.kind), release.event.address.to_string(),
+            requester.hardware.to_string(),
+            release.reply->message.options.get_u32(wire::option::kLeaseTime).value_or(0));
+        send_reply(*release.reply, release.origin.ingress_index);
+        return;
       case durability::Verdict::Unavailable:
         store_down_log_.log(
             spdlog::level::err, "{} {} for {} not acknowledged: the store is not accepting writes",
@@ -675,6 +695,7 @@ class Server final : public control::Daemon {
         socket_.receive_queue_drops(), offer_ping_skipped_, oversized_, queue.commits,
         commits.records_written, commits.stale_refusals, commits.store_failures,
         commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
+    counters.answered_from_durable = commits.answered_from_durable;
     counters.view_current = view_current_;
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
@@ -695,7 +716,10 @@ class Server final : public control::Daemon {
  public:
   void learn(std::vector<lease::Lease> records) {
     std::size_t changed = 0;
-    for (lease::Lease& record : records) changed += engine_.observe(std::move(record)) ? 1 : 0;
+    for (lease::Lease& record : records) {
+      pipeline_.observed(record.address);  // another server's write: our durable view is void
+      changed += engine_.observe(std::move(record)) ? 1 : 0;
+    }
     if (changed > 0) {
       spdlog::debug("learned {} of {} changed records from the shared store", changed,
                     records.size());
@@ -852,7 +876,7 @@ class Server final : public control::Daemon {
   // Operators' changes waiting for their records to be durable, by change_id.
   std::uint64_t next_change_id_ = 1;
   std::unordered_map<std::uint64_t, std::function<void(Expected<void, std::string>)>> changes_;
-  RateLimitedLog malformed_log_, unroutable_log_, no_route_log_, store_down_log_, arp_log_,
+  RateLimitedLog malformed_log_, unroutable_log_, no_route_log_, store_down_log_, durable_answer_log_, arp_log_,
       send_log_, view_log_;
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;

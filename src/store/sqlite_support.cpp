@@ -1,5 +1,6 @@
 #include "sqlite_support.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -49,6 +50,25 @@ int write_access_errno(std::string_view path) {
   return 0;
 }
 
+// SQLite reports a refused write (SQLITE_IOERR_WRITE) with sqlite3_system_errno() 0 when the
+// errno was lost before it read it (SQLite 3.40: a WAL made immutable, EPERM even for root, or
+// on an ext4 gone read-only after an error, EROFS): any I/O fault, then. The kernel tells the
+// same to a probe: access(W_OK) on the database (EPERM when immutable) and an open for writing
+// of its WAL (EPERM, or EROFS: ext4's emergency read-only state leaves access() saying yes).
+// Never an open of the database file itself: closing it would drop this process's POSIX locks
+// on it, SQLite's own included; the WAL carries none (WAL mode locks the -shm file).
+int refused_write_errno(std::string_view path) {
+  const std::string database(path);
+  if (::access(database.c_str(), F_OK) == 0 && ::access(database.c_str(), W_OK) != 0) return errno;
+  const std::string wal = database + "-wal";
+  const int descriptor = ::open(wal.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (descriptor >= 0) {
+    ::close(descriptor);
+    return 0;
+  }
+  return errno == ENOENT ? 0 : errno;
+}
+
 }  // namespace
 
 StoreError sqlite_error(sqlite3* db, int code, std::string_view path, std::string_view doing) {
@@ -57,6 +77,8 @@ StoreError sqlite_error(sqlite3* db, int code, std::string_view path, std::strin
     if (const int access_errno = write_access_errno(path); access_errno != 0) {
       system_errno = access_errno;
     }
+  } else if ((code & 0xff) == SQLITE_IOERR && system_errno == 0) {
+    system_errno = refused_write_errno(path);
   }
   const char* words = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
   std::string message = "lease store ";

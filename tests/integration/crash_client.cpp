@@ -15,6 +15,11 @@
 //       For each client's last ledger line, an INIT-REBOOT REQUEST for its address.
 //       --expect ack: every one must be ACKed with the same address (exit 1 otherwise).
 //       --expect no-ack: none may be ACKed for that address (a NAK or silence).
+//       --expect durable: a REBINDING REQUEST instead (ciaddr = the address, relayed, as a
+//       client at T2 broadcasts it), for a store that refuses writes: every one must be ACKed
+//       with the same address and a lease that ends, counted from the request's first
+//       transmission, no later than the ledger's (ACK time + lease time): answered from the
+//       durable lease, never extended.
 //       Silence is only a server's answer if the server is alive: when any request went
 //       unanswered, a liveness probe follows, and exit 3 says the server did not answer it.
 //   crash_client probe   --server A:P
@@ -33,9 +38,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -395,25 +402,35 @@ class Dora {
 
 struct CheckCounts {
   std::uint64_t checked = 0, acked_same = 0, acked_other = 0, naks = 0, silent = 0;
+  std::uint64_t past_durable = 0;  // --expect durable: ACKs whose lease ends past the ledger's
+  std::int64_t least_margin_ms = INT64_MAX;  // durable end - promised end, the smallest seen
 };
+
+enum class Expect : std::uint8_t { Ack, NoAck, Durable };
 
 // One INIT-REBOOT REQUEST per grant (RFC 2131 §4.3.2: option 50, no server id, no ciaddr),
 // `window` at a time, each retransmitted with its xid until answered or out of attempts.
 CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::size_t window,
-                  bool expect_ack, std::uint32_t seed) {
+                  Expect expect, std::uint32_t seed) {
   struct Pending {
     std::size_t index;
     Identity identity;
     int attempts;
     Clock::time_point retry_at;
+    std::int64_t first_sent_ms = 0;  // the client counts its lease from here (§4.4.1)
   };
+  const bool expect_ack = expect != Expect::NoAck;
   std::mt19937 random{seed};
   std::unordered_map<std::uint32_t, Pending> pending;
   CheckCounts counts;
   std::size_t next = 0;
   auto send = [&](std::uint32_t xid, const Pending& entry) {
     auto message = request_of(entry.identity, wire::MessageType::Request, xid);
-    message.options.set_ipv4(option::kRequestedAddress, grants[entry.index].yiaddr);
+    if (expect == Expect::Durable) {
+      message.ciaddr = grants[entry.index].yiaddr;  // REBINDING: ciaddr, no option 50 or 54
+    } else {
+      message.options.set_ipv4(option::kRequestedAddress, grants[entry.index].yiaddr);
+    }
     socket.send(message);
   };
   auto report = [&](const Grant& grant, const char* outcome, const std::string& detail) {
@@ -434,7 +451,7 @@ CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::si
       }
       std::uint32_t xid = 0;
       do xid = static_cast<std::uint32_t>(random()); while (xid == 0 || pending.contains(xid));
-      Pending entry{next++, *identity, 1, Clock::now() + kAttemptTimeout};
+      Pending entry{next++, *identity, 1, Clock::now() + kAttemptTimeout, unix_ms_now()};
       send(xid, entry);
       pending.emplace(xid, entry);
     }
@@ -446,6 +463,19 @@ CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::si
         if (reply->type() == wire::MessageType::Ack && reply->yiaddr == grant.yiaddr) {
           ++counts.acked_same;
           report(grant, "acked-same", "");
+          if (expect == Expect::Durable) {
+            const std::int64_t lease_ms =
+                std::int64_t{reply->options.get_u32(option::kLeaseTime).value_or(0)} * 1000;
+            const std::int64_t margin_ms = grant.ack_ms + std::int64_t{grant.lease_s} * 1000 -
+                                           (found->second.first_sent_ms + lease_ms);
+            counts.least_margin_ms = std::min(counts.least_margin_ms, margin_ms);
+            if (margin_ms < 0) {
+              ++counts.past_durable;
+              std::cout << "VIOLATION past-durable " << grant.chaddr << ' '
+                        << grant.yiaddr.to_string() << " lease " << lease_ms / 1000 << " s ends "
+                        << -margin_ms << " ms past the lease the ledger holds\n";
+            }
+          }
         } else if (reply->type() == wire::MessageType::Ack) {
           ++counts.acked_other;
           report(grant, "acked-other", " got " + reply->yiaddr.to_string());
@@ -529,7 +559,7 @@ struct Arguments {
 int usage() {
   std::cerr << "usage: crash_client dora|check|probe|release --server ADDR:PORT --ledger FILE "
                "[--clients N] [--first I] [--window W] [--duration-s S] [--seed S] "
-               "[--expect ack|no-ack]\n";
+               "[--expect ack|no-ack|durable]\n";
   return 2;
 }
 
@@ -592,13 +622,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (arguments.mode == "check") {
-    const std::string expect = arguments.get("expect", "ack");
-    if (expect != "ack" && expect != "no-ack") return usage();
-    const bool expect_ack = expect == "ack";
-    const CheckCounts counts = check(*socket, *grants, window, expect_ack, seed);
+    const std::string expect_name = arguments.get("expect", "ack");
+    if (expect_name != "ack" && expect_name != "no-ack" && expect_name != "durable") return usage();
+    const Expect expect = expect_name == "ack"      ? Expect::Ack
+                          : expect_name == "no-ack" ? Expect::NoAck
+                                                    : Expect::Durable;
+    const CheckCounts counts = check(*socket, *grants, window, expect, seed);
     std::cout << "checked=" << counts.checked << " acked_same=" << counts.acked_same
               << " acked_other=" << counts.acked_other << " naks=" << counts.naks
-              << " silent=" << counts.silent << '\n';
+              << " silent=" << counts.silent;
+    if (expect == Expect::Durable) {
+      std::cout << " past_durable=" << counts.past_durable << " least_margin_ms="
+                << (counts.acked_same > 0 ? counts.least_margin_ms : 0);
+    }
+    std::cout << '\n';
     // Silence is a refusal only from a server that is alive to refuse.
     if (counts.silent > 0 && !probe(*socket, seed)) {
       std::cout << "server not answering: " << counts.silent
@@ -606,7 +643,9 @@ int main(int argc, char** argv) {
       return kExitServerNotAnswering;
     }
     const bool all_checked = counts.checked == grants->size();
-    const bool held = expect_ack ? counts.acked_same == grants->size() : counts.acked_same == 0;
+    const bool held = expect == Expect::NoAck
+                          ? counts.acked_same == 0
+                          : counts.acked_same == grants->size() && counts.past_durable == 0;
     return all_checked && held ? kExitHeld : kExitViolated;
   }
   if (arguments.mode == "release") {

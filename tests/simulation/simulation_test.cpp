@@ -154,6 +154,29 @@ TEST(Simulation, GrantsNeverAcknowledgedDuringAStoreOutageDoNotExhaustThePool) {
   EXPECT_EQ(report.engine.pool_exhausted, 0u) << report.summary();
 }
 
+// Issue #16: bound clients renewing while the store refuses writes are answered from the lease
+// the store holds: an ACK cut to what remains of it, never past it. `acked-lease-lost` holds
+// every client's lease against the store at each audit, during the outage too; the auditor
+// checks each ACK as a client would. The leases run out during the outage (2 min leases, a
+// 3-minute outage), so the clients end up asking for new ones, unanswered until it ends.
+TEST(Simulation, RenewalsDuringAStoreOutageAreAnsweredFromTheDurableLease) {
+  SimulationOptions options;
+  options.seed = 17;
+  options.workload.clients = 100;
+  options.workload.arrival_rate_per_s = 10;  // all bound in the first 10 s
+  options.workload.duration = std::chrono::minutes(8);
+  options.lease_time = 2min;
+  options.store_outage = sim::Window{30s, 180s};  // T1 (60-70 s) and the leases' ends in it
+  const SimulationReport report = Simulator(options).run();
+  print(report);
+  EXPECT_TRUE(report.clean()) << report.summary();
+  EXPECT_GT(report.failed_commits, 0u);
+  // Each client renews at T1 and again at the shorter T1 of each answer, about log2(60) times.
+  EXPECT_GE(report.answered_from_durable, 300u) << report.summary();
+  EXPECT_EQ(report.engine.naks, 0u) << "silence, never a NAK";
+  EXPECT_EQ(report.engine.pool_exhausted, 0u) << report.summary();
+}
+
 TEST(Simulation, CrashRestartsOnSqliteStore) {
   // tmpfs when there is one: the point is the store's semantics across reopen, not fsync speed.
   const std::filesystem::path directory =

@@ -74,7 +74,9 @@ Simulator::Simulator(SimulationOptions options)
       // retries of failed transactions: nothing more.
       invariants_(options_.commit_delay_max + Duration{1} +
                   (options_.crashes_per_hour > 0 ? options_.downtime_max : Duration{0}) +
-                  (options_.store_failure > 0 ? 4 * options_.commit_retry : Duration{0})) {
+                  (options_.store_failure > 0 ? 4 * options_.commit_retry : Duration{0}) +
+                  // nothing is written during an outage, expirations included
+                  (options_.store_outage ? options_.store_outage->length : Duration{0})) {
   report_.seed = options_.seed;
 }
 
@@ -223,8 +225,10 @@ void Simulator::start_engine(TimePoint now) {
   engine_ = std::make_unique<engine::Engine>(config_);
   // The daemon's machine, with the simulation's retry time: a failing store is retried after
   // commit_retry, backing off to twice that.
-  machine_ = std::make_unique<durability::Machine>(
-      durability::Options{options_.commit_retry, 2 * options_.commit_retry});
+  // A rival writing the same store is a PostgreSQL peer: the daemon's machine then leaves
+  // rebinding clients to it during an outage.
+  machine_ = std::make_unique<durability::Machine>(durability::Options{
+      options_.commit_retry, 2 * options_.commit_retry, options_.rival_grants_per_hour > 0});
   const auto loaded =
       store_->load([&](lease::Lease&& record) { engine_->restore(std::move(record)); });
   if (!loaded) invariants_.report(now, "store-error", loaded.error().message);
@@ -355,6 +359,7 @@ void Simulator::deliver_feed() {
   const lease::Lease record = feed_.begin()->second;
   feed_.erase(feed_.begin());
   if (!engine_) return;
+  machine_->observed(record.address);  // as the daemon's learn() does
   engine_->observe(record);
   invariants_.on_observed(record.address, now_);
   check_free_set(record.address);
@@ -363,6 +368,7 @@ void Simulator::deliver_feed() {
 // Called once per engine: when it crashes, or at the end of the run.
 void Simulator::fold_engine_counters() {
   if (engine_) add(report_.engine, engine_->counters());
+  if (machine_) report_.answered_from_durable += machine_->counters().answered_from_durable;
 }
 
 // ---- packets
@@ -495,7 +501,11 @@ void Simulator::drive() {
   for (const durability::Release& release : ready_.released) {
     const bool broken = options_.ack_refused_grants &&
                         release.verdict == durability::Verdict::StaleToken;
-    if ((release.verdict == durability::Verdict::Send || broken) && release.reply != nullptr) {
+    // A renewal cut to its durable lease leaves during an outage: the client's lease must then
+    // still be in the store (acked-lease-lost checks it like any other ACK).
+    const bool sent = release.verdict == durability::Verdict::Send ||
+                      release.verdict == durability::Verdict::DurableRemainder;
+    if ((sent || broken) && release.reply != nullptr) {
       send_reply(*release.reply);
     }
   }

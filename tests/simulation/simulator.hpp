@@ -112,7 +112,8 @@ struct SimulationReport {
               out_of_order_refusals = 0,  // refused behind a failed earlier record: no violation
               rival_grants = 0,      // a rival's writes that the store took
               rival_lost_races = 0,  // a rival's writes the store refused (ours came first)
-              rival_fenced = 0;      // our writes refused because a rival's came first
+              rival_fenced = 0,      // our writes refused because a rival's came first
+              answered_from_durable = 0;  // renewals ACKed from the durable lease in an outage
   NetworkCounters to_server, to_clients;
 
   bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }

@@ -48,6 +48,8 @@ struct DaemonCounters {
   // store_failures by the store's reason (its StoreError kind: "full", "read-only", "locked",
   // "io", ...), every reason listed (zeros included) so a dashboard's series exist from the start.
   std::vector<std::pair<std::string, std::uint64_t>> store_failures_by_reason{};
+  // Renewals and rebinds ACKed while the store refused writes, cut to the lease it holds.
+  std::uint64_t answered_from_durable = 0;
 };
 
 class Daemon {

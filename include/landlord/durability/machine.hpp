@@ -18,6 +18,10 @@
 //                A grant whose ACK is dropped so waits as a shorter lease: its address is held
 //                no longer than an offer would hold it (Outcome::unacknowledged_until), unless
 //                its client asks again; the engine takes the shorter lease when it is written.
+//                While the store fails, a RENEWING (or REBINDING) client whose lease is durable
+//                is answered all the same, with an ACK cut to what remains of that durable
+//                lease (Verdict::DurableRemainder): the ACK promises nothing the store does
+//                not hold already, so it needs no write (docs/durability.md).
 //   next_retry() when to call ready() again for a retry: the caller's timer.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
@@ -60,6 +64,10 @@ enum class Verdict : std::uint8_t {
   Send,         // durable, or nothing to persist: send the reply (if any), log the event
   StaleToken,   // the store holds a newer holder: no reply; the engine was corrected
   Unavailable,  // the store failed or is failing: no reply (the client asks again)
+  // The store is failing, but the reply is a renewal's ACK whose lease time, T1 and T2 were
+  // cut to what remains of the client's durable lease: send it. Its records still wait for
+  // the store (`records`: not durable, not to be published).
+  DurableRemainder,
 };
 std::string_view to_string(Verdict verdict);
 
@@ -102,13 +110,18 @@ struct Options {
   // the first ACK after a fault clears comes within about a second.
   Duration retry_first = std::chrono::milliseconds{50};
   Duration retry_max = std::chrono::seconds{1};
+  // Other servers write the same store (PostgreSQL): while it fails here, a REBINDING client
+  // (broadcasting to any server) is left to them, which can extend its lease for real.
+  bool shared_store = false;
 };
 
 struct Counters {
   std::uint64_t batches = 0, commits = 0, records_written = 0, stale_refusals = 0,
                 store_failures = 0, not_taken = 0, replies_dropped_store_down = 0,
                 engine_corrections = 0,
-                grants_shortened = 0;  // unacknowledged grants written as the shorter lease
+                grants_shortened = 0,  // unacknowledged grants written as the shorter lease
+                // renewals and rebinds ACKed from the durable lease while the store failed
+                answered_from_durable = 0;
   // store_failures by the store's StoreError::Kind (full disk, read-only, locked, ...).
   std::array<std::uint64_t, store::StoreError::kKinds> store_failures_by_kind{};
 };
@@ -143,6 +156,10 @@ class Machine {
     return !released_.empty() || !notices_.empty() || !open_.records.empty() ||
            (retry_at_ && *retry_at_ <= now && !retry_in_flight_ && !backlog_.empty());
   }
+
+  // A shared store's feed brought a record of `address` (another server wrote it): what this
+  // machine knew of the store's lease there no longer holds, so no renewal is answered from it.
+  void observed(Ipv4 address);
 
   // When ready() has a retry to hand out, if ever; nothing else needs a timer.
   std::optional<TimePoint> next_retry() const;
@@ -191,6 +208,10 @@ class Machine {
     lease::Lease record;
     // A dropped grant's record as the engine made it, when `record` is its shorter version.
     std::optional<lease::Lease> granted;
+    // Until when the store holds a bound lease of this record's client on its address whether
+    // or not this record (and the chain's older ones) get written: known only for a record
+    // proposed while nothing else was on its way for the address.
+    std::optional<TimePoint> durable_until;
   };
 
   std::uint32_t hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
@@ -204,7 +225,15 @@ class Machine {
                       const std::vector<store::WriteResult>& results) const;
   // A dropped proposal's records to the backlog: a grant's as the shorter lease.
   void keep_unacknowledged(std::uint64_t sequence, std::span<const lease::Lease> records,
-                           const Held& held);
+                           const Held& held,
+                           std::optional<TimePoint> durable_until = std::nullopt);
+  // The end of the bound lease the store holds for the client of an outcome proposed now
+  // (`record`, its only record), if the machine can know it: nothing else is on its way for
+  // the address, so the engine's lease before this outcome (held.held_until) is durable, or
+  // what waits for the address is this client's own and carries it.
+  std::optional<TimePoint> durable_end(const lease::Lease& record, const Held& held) const;
+  // Cuts the held ACK to end at `durable_until`; false if it cannot be answered so.
+  bool cut_to_durable(Held& held, const lease::Lease& record, TimePoint durable_until) const;
   void drop_parts(InFlight& batch);  // not written: records to the backlog, replies dropped
   void failed(const store::StoreError& error, TimePoint now);
   void retry_answered(InFlight& batch, const CommitResult& result, engine::Engine& engine,

@@ -62,6 +62,8 @@ class CommitPipeline {
   // Shutting down: retry the backlog now rather than at the next back-off.
   void retry_now();
 
+  // A record of `address` from the shared store's feed (durability::Machine::observed).
+  void observed(Ipv4 address) { machine_.observed(address); }
   const durability::Machine& machine() const { return machine_; }
   const durability::Counters& counters() const { return machine_.counters(); }
 

@@ -48,6 +48,7 @@ class FakeDaemon final : public Daemon {
     counters.no_route = 3;
     counters.receive_queue_overflow = 5;
     counters.store_failures_by_reason = {{"io", 0}, {"full", 2}, {"read-only", 7}};
+    counters.answered_from_durable = 4;
     return counters;
   }
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }

@@ -45,6 +45,7 @@ TEST(Metrics, PoolGaugesFollowTheLeaseTable) {
            "landlord_store_commit_failures_total{reason=\"full\"} 2\n",
            "landlord_store_commit_failures_total{reason=\"read_only\"} 7\n",
            "landlord_store_commit_failures_total{reason=\"io\"} 0\n",
+           "landlord_store_down_renewals_answered_total 4\n",
            "landlord_packets_received_total 42\n",
            "landlord_request_to_ack_seconds_bucket{le=\"0.0025\"} 1\n",
            "landlord_request_to_ack_seconds_bucket{le=\"0.001\"} 0\n",

@@ -312,6 +312,8 @@ class Transcript {
         return "not sent (stale fencing token): " + what + "\n";
       case durability::Verdict::Unavailable:
         return "not sent (store unavailable): " + what + "\n";
+      case durability::Verdict::DurableRemainder:
+        return "sent, cut to the durable lease (store unavailable): " + what + "\n";
     }
     return {};
   }
