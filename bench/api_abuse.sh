@@ -2,9 +2,9 @@
 # Does the control API slow packet handling? (issue #17) The same DORA load (landlord-sim, relay
 # mode on loopback) runs twice against a fresh release landlord: calm, then while the API is
 # hammered: HAMMERS loops of lease4-get-all, statistic-get-all and GET /metrics back to back on
-# the control socket, plus a python3 client holding IDLE connections open (default 40: landlord
-# serves at most 64 at once and closes the rest at once, so 64 idle ones lock every API user out
-# until their 10 s read timeout; that is measured by IDLE=500, not here). Prints DORA/s
+# the control socket, plus a python3 client holding IDLE connections open (default 40; landlord
+# serves at most 64 at once and, at that limit, closes the longest-idle one to admit a new
+# connection, so IDLE=500 no longer locks the hammer loops out). Prints DORA/s
 # (leases acquired / arrival time) and REQUEST->ACK p50/p99 both ways, and how many API calls
 # were answered. Bounded: each run lasts DURATION seconds (default 20) and everything it
 # started is killed by PID.

@@ -7,7 +7,7 @@
 namespace landlord::control {
 namespace {
 
-using Handler = void (*)(Daemon&, const nlohmann::json&, Commands::Reply);
+using Handler = void (*)(Daemon&, TableScanner&, const nlohmann::json&, Commands::Reply);
 
 struct Entry {
   std::string_view name;
@@ -70,8 +70,9 @@ void Commands::handle(const nlohmann::json& request, Reply reply) {
       reply(nlohmann::json::array({answer(kError, "the only service here is [\"dhcp4\"]")}));
       return;
     }
-    reply = [inner = std::move(reply)](nlohmann::json response) {
-      inner(nlohmann::json::array({std::move(response)}));
+    reply = [inner = std::move(reply)](Answer response) {
+      if (!response.text.empty()) return inner(Answer::serialised("[" + response.text + "]"));
+      inner(nlohmann::json::array({std::move(response.json)}));
     };
   }
   const std::string name = request["command"].get<std::string>();
@@ -82,7 +83,7 @@ void Commands::handle(const nlohmann::json& request, Reply reply) {
   }
   for (const Entry& entry : kCommands) {
     if (entry.name == name) {
-      entry.handler(daemon_, arguments, std::move(reply));
+      entry.handler(daemon_, scanner_, arguments, std::move(reply));
       return;
     }
   }

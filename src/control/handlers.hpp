@@ -10,21 +10,21 @@ using Reply = Commands::Reply;
 using Json = nlohmann::json;
 
 // server_commands.cpp
-void status_get(Daemon& daemon, const Json& arguments, Reply reply);
-void config_get(Daemon& daemon, const Json& arguments, Reply reply);
-void config_test(Daemon& daemon, const Json& arguments, Reply reply);
-void config_reload(Daemon& daemon, const Json& arguments, Reply reply);
-void statistic_get_all(Daemon& daemon, const Json& arguments, Reply reply);
-void subnet4_list(Daemon& daemon, const Json& arguments, Reply reply);
+void status_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void config_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void config_test(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void config_reload(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void statistic_get_all(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void subnet4_list(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
 
 // lease_commands.cpp
-void lease4_get(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_get_all(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_get_page(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_add(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_update(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_del(Daemon& daemon, const Json& arguments, Reply reply);
-void lease4_wipe(Daemon& daemon, const Json& arguments, Reply reply);
-void leases_reclaim(Daemon& daemon, const Json& arguments, Reply reply);
+void lease4_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_get_all(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_get_page(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_add(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_update(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
+void leases_reclaim(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
 
 }  // namespace landlord::control::handlers

@@ -1,6 +1,7 @@
-// lease4-get, -get-all, -get-page, -add, -update, -del, -wipe and leases-reclaim. Reads come
-// from the engine's table; every change is decided by the engine (engine::Engine::admin_*) and
-// answered only once the daemon has made its records durable.
+// lease4-get, -add, -update, -del, -wipe and leases-reclaim (lease4-get-all and -get-page are in
+// lease_list_commands.cpp). Reads come from the engine's table, a lookup by client in pieces
+// between packets (table_scan.hpp); every change is decided by the engine
+// (engine::Engine::admin_*) and answered only once the daemon has made its records durable.
 #include <algorithm>
 #include <memory>
 
@@ -12,10 +13,7 @@ namespace landlord::control::handlers {
 namespace {
 
 constexpr std::uint64_t kMaxSubnetId = 0xffffffffu;
-constexpr std::uint64_t kMaxPageLimit = 65536;
 constexpr std::size_t kReclaimAtOnce = 65536;
-
-std::string plural_leases(std::size_t count) { return std::to_string(count) + " IPv4 lease(s) found."; }
 
 int result_of(engine::AdminRefusal::Kind kind) {
   return kind == engine::AdminRefusal::Kind::NotFound ? kEmpty : kError;
@@ -43,14 +41,19 @@ struct Lookup {
   std::string error;
 };
 
-Lookup find_lease(Daemon& daemon, const Json& arguments) {
+// Calls `found` with the lookup: at once for an address; for a client, once a scan of the table
+// (in pieces between packets) has found its most recent record in the subnet (a client keyed by
+// its client id is found by its hardware address too).
+void find_lease(Daemon& daemon, TableScanner& scanner, const Json& arguments, std::function<void(Lookup)> found) {
   Arguments args{arguments};
   const auto address = args.address("ip-address");
-  if (address) return {daemon.engine().find(*address), {}};
+  if (address) return found({daemon.engine().find(*address), {}});
   const auto type = args.text("identifier-type", !args.failed());
   const auto identifier = args.text("identifier", !args.failed());
   const auto subnet = args.number("subnet-id", 1, kMaxSubnetId, !args.failed());
-  if (args.failed()) return {std::nullopt, args.error() + " (give ip-address, or identifier-type, identifier and subnet-id)"};
+  if (args.failed()) {
+    return found({std::nullopt, args.error() + " (give ip-address, or identifier-type, identifier and subnet-id)"});
+  }
   std::optional<HardwareAddress> hardware;
   std::optional<ClientId> client_id;
   if (*type == "hw-address") {
@@ -58,26 +61,17 @@ Lookup find_lease(Daemon& daemon, const Json& arguments) {
   } else if (*type == "client-id") {
     client_id = ClientId::parse(*identifier);
   } else {
-    return {std::nullopt, "'identifier-type' must be hw-address or client-id"};
+    return found({std::nullopt, "'identifier-type' must be hw-address or client-id"});
   }
-  if (!hardware && !client_id) return {std::nullopt, "'identifier': '" + *identifier + "' is not colon hex"};
-  // The client's most recent record in the subnet (a client keyed by its client id is found by
-  // its hardware address too).
-  std::optional<lease::Lease> found;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (lease.subnet_id != *subnet) return;
-    if (hardware ? !(lease.hardware == *hardware) : !(lease.client_id == *client_id)) return;
-    if (!found || found->granted_at < lease.granted_at) found = lease;
-  });
-  return {found, {}};
-}
-
-std::optional<lease::LeaseState> parse_state(std::string_view text) {
-  for (auto state : {lease::LeaseState::Offered, lease::LeaseState::Bound, lease::LeaseState::Released,
-                     lease::LeaseState::Expired, lease::LeaseState::Declined}) {
-    if (lease::to_string(state) == text) return state;
-  }
-  return std::nullopt;
+  if (!hardware && !client_id) return found({std::nullopt, "'identifier': '" + *identifier + "' is not colon hex"});
+  auto best = std::make_shared<std::optional<lease::Lease>>();
+  scanner.scan(
+      [best, hardware, client_id, subnet_id = *subnet](const lease::Lease& lease) {
+        if (lease.subnet_id != subnet_id) return;
+        if (hardware ? !(lease.hardware == *hardware) : !(lease.client_id == *client_id)) return;
+        if (!*best || (*best)->granted_at < lease.granted_at) *best = lease;
+      },
+      [best, found = std::move(found)] { found({std::move(*best), {}}); });
 }
 
 std::optional<engine::AdminLease> read_admin_lease(Arguments& args) {
@@ -119,83 +113,38 @@ void grant(Daemon& daemon, const Json& arguments, bool update, Reply reply) {
 
 }  // namespace
 
-void lease4_get(Daemon& daemon, const Json& arguments, Reply reply) {
-  const Lookup lookup = find_lease(daemon, arguments);
-  if (!lookup.error.empty()) return reply(answer(kError, lookup.error));
-  if (!lookup.lease) return reply(answer(kEmpty, "Lease not found."));
-  reply(answer(kSuccess, "IPv4 lease found.", lease_to_json(*lookup.lease, daemon.now())));
-}
-
-// "subnets": [ids] (Kea) and landlord's "state": bound, released, expired, declined, offered.
-void lease4_get_all(Daemon& daemon, const Json& arguments, Reply reply) {
-  Arguments args{arguments};
-  const auto subnets = args.numbers("subnets");
-  const auto state_name = args.text("state");
-  if (args.failed()) return reply(answer(kError, args.error()));
-  const auto state = state_name ? parse_state(*state_name) : std::nullopt;
-  if (state_name && !state) {
-    return reply(answer(kError, "'state' must be one of offered, bound, released, expired, declined"));
-  }
-  const TimePoint now = daemon.now();
-  std::vector<lease::Lease> found;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (subnets && std::find(subnets->begin(), subnets->end(), lease.subnet_id) == subnets->end()) return;
-    if (state && lease.state != *state) return;
-    found.push_back(lease);
+void lease4_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
+  find_lease(daemon, scanner, arguments, [&daemon, reply = std::move(reply)](const Lookup& lookup) {
+    if (!lookup.error.empty()) return reply(answer(kError, lookup.error));
+    if (!lookup.lease) return reply(answer(kEmpty, "Lease not found."));
+    reply(answer(kSuccess, "IPv4 lease found.", lease_to_json(*lookup.lease, daemon.now())));
   });
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
-  Json leases = Json::array();
-  for (const auto& lease : found) leases.push_back(lease_to_json(lease, now));
-  reply(answer(found.empty() ? kEmpty : kSuccess, plural_leases(found.size()), {{"leases", std::move(leases)}}));
 }
 
-// Pages in address order: "from" is "start" or the last address of the previous page.
-void lease4_get_page(Daemon& daemon, const Json& arguments, Reply reply) {
-  Arguments args{arguments};
-  const auto from_text = args.text("from", true);
-  const auto limit = args.number("limit", 1, kMaxPageLimit, true);
-  if (args.failed()) return reply(answer(kError, args.error()));
-  std::optional<Ipv4> from;
-  if (*from_text != "start") {
-    from = Ipv4::parse(*from_text);
-    if (!from) return reply(answer(kError, "'from' must be \"start\" or an IPv4 address"));
-  }
-  std::vector<lease::Lease> found;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (!from || *from < lease.address) found.push_back(lease);
-  });
-  const auto count = std::min<std::size_t>(found.size(), *limit);
-  std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(count), found.end(),
-                    [](const auto& a, const auto& b) { return a.address < b.address; });
-  const TimePoint now = daemon.now();
-  Json leases = Json::array();
-  for (std::size_t i = 0; i < count; ++i) leases.push_back(lease_to_json(found[i], now));
-  reply(answer(count == 0 ? kEmpty : kSuccess, plural_leases(count),
-               {{"leases", std::move(leases)}, {"count", count}}));
-}
-
-void lease4_add(Daemon& daemon, const Json& arguments, Reply reply) {
+void lease4_add(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   grant(daemon, arguments, false, std::move(reply));
 }
 
-void lease4_update(Daemon& daemon, const Json& arguments, Reply reply) {
+void lease4_update(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   grant(daemon, arguments, true, std::move(reply));
 }
 
 // Revokes: the lease ends now and its record stays (Released), so the client's next renewal
 // is NAKed and its address is free for others.
-void lease4_del(Daemon& daemon, const Json& arguments, Reply reply) {
-  const Lookup lookup = find_lease(daemon, arguments);
-  if (!lookup.error.empty()) return reply(answer(kError, lookup.error));
-  if (!lookup.lease) return reply(answer(kEmpty, "IPv4 lease not found."));
-  if (refuse_if_store_down(daemon, reply)) return;
-  auto change = daemon.engine().admin_revoke(lookup.lease->address, daemon.now());
-  if (!change) return reply(answer(result_of(change.error().kind), change.error().reason));
-  commit_then_answer(daemon, std::move(*change), "IPv4 lease deleted.", nullptr, std::move(reply));
+void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
+  find_lease(daemon, scanner, arguments, [&daemon, reply = std::move(reply)](const Lookup& lookup) {
+    if (!lookup.error.empty()) return reply(answer(kError, lookup.error));
+    if (!lookup.lease) return reply(answer(kEmpty, "IPv4 lease not found."));
+    if (refuse_if_store_down(daemon, reply)) return;
+    // The engine decides on the address as it is now, whatever the scan read.
+    auto change = daemon.engine().admin_revoke(lookup.lease->address, daemon.now());
+    if (!change) return reply(answer(result_of(change.error().kind), change.error().reason));
+    commit_then_answer(daemon, std::move(*change), "IPv4 lease deleted.", nullptr, reply);
+  });
 }
 
 // Every bound or declined lease of one subnet revoked, in one commit; needs "confirm": true.
-void lease4_wipe(Daemon& daemon, const Json& arguments, Reply reply) {
+void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto subnet = args.number("subnet-id", 1, kMaxSubnetId, true);
   const auto confirm = args.flag("confirm");
@@ -208,29 +157,35 @@ void lease4_wipe(Daemon& daemon, const Json& arguments, Reply reply) {
                                     ": repeat with \"confirm\": true"));
   }
   if (refuse_if_store_down(daemon, reply)) return;
-  std::vector<Ipv4> addresses;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (lease.subnet_id == *subnet &&
-        (lease.state == lease::LeaseState::Bound || lease.state == lease::LeaseState::Declined)) {
-      addresses.push_back(lease.address);
-    }
-  });
-  const TimePoint now = daemon.now();
-  engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
-  for (const Ipv4 address : addresses) {
-    auto revoked = daemon.engine().admin_revoke(address, now);
-    if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
-  }
-  const auto count = change.mutations.size();
-  if (count == 0) return reply(answer(kEmpty, "no leases in subnet " + std::to_string(*subnet)));
-  commit_then_answer(daemon, std::move(change),
-                     "Deleted " + std::to_string(count) + " IPv4 lease(s) from subnet(s) " + std::to_string(*subnet),
-                     {{"deleted", count}}, std::move(reply));
+  // The candidates are found in pieces between packets; each is then revoked as it is now.
+  auto addresses = std::make_shared<std::vector<Ipv4>>();
+  scanner.scan(
+      [addresses, subnet_id = *subnet](const lease::Lease& lease) {
+        if (lease.subnet_id == subnet_id &&
+            (lease.state == lease::LeaseState::Bound || lease.state == lease::LeaseState::Declined)) {
+          addresses->push_back(lease.address);
+        }
+      },
+      [&daemon, addresses, subnet_id = *subnet, reply = std::move(reply)] {
+        if (refuse_if_store_down(daemon, reply)) return;
+        const TimePoint now = daemon.now();
+        engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
+        for (const Ipv4 address : *addresses) {
+          auto revoked = daemon.engine().admin_revoke(address, now);
+          if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
+        }
+        const auto count = change.mutations.size();
+        if (count == 0) return reply(answer(kEmpty, "no leases in subnet " + std::to_string(subnet_id)));
+        commit_then_answer(daemon, std::move(change),
+                           "Deleted " + std::to_string(count) + " IPv4 lease(s) from subnet(s) " +
+                               std::to_string(subnet_id),
+                           {{"deleted", count}}, reply);
+      });
 }
 
 // Expires every lease past its end now rather than at the expiry timer. Records are never
 // removed (an address's fencing token lives on in its record), whatever "remove" says.
-void leases_reclaim(Daemon& daemon, const Json& arguments, Reply reply) {
+void leases_reclaim(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto remove = args.flag("remove");
   if (args.failed()) return reply(answer(kError, args.error()));

@@ -65,32 +65,60 @@ class Writer {
   std::string text_;
 };
 
-struct SubnetLeases {
-  std::uint64_t offered = 0, bound = 0, past_t1 = 0, past_t2 = 0, declined = 0, released = 0,
-                expired = 0;
-};
-
 }  // namespace
 
-std::vector<std::vector<PoolLeaseCounts>> count_pool_leases(const engine::Engine& engine,
-                                                           const std::vector<engine::PoolUsage>& usage) {
-  std::vector<std::vector<PoolLeaseCounts>> counts;
-  for (const auto& subnet : usage) counts.emplace_back(subnet.pools.size());
-  engine.for_each_lease([&](const lease::Lease& lease) {
-    if (lease.subnet_id < 1 || lease.subnet_id > usage.size()) return;
-    const auto& pools = usage[lease.subnet_id - 1].pools;
-    for (std::size_t i = 0; i < pools.size(); ++i) {
-      if (lease.address < pools[i].first || pools[i].last < lease.address) continue;
-      PoolLeaseCounts& entry = counts[lease.subnet_id - 1][i];
-      if (lease.state == lease::LeaseState::Offered) ++entry.offered;
-      if (lease.state == lease::LeaseState::Bound) ++entry.bound;
-      if (lease.state == lease::LeaseState::Declined) ++entry.declined;
-    }
-  });
-  return counts;
+TableCounts::TableCounts(std::vector<engine::PoolUsage> pool_usage, TimePoint counted_at)
+    : usage(std::move(pool_usage)), now(counted_at) {
+  for (const auto& subnet : usage) pools.emplace_back(subnet.pools.size());
 }
 
-std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport) {
+void TableCounts::count(const lease::Lease& lease) {
+  SubnetLeaseCounts& entry = subnets[lease.subnet_id];
+  switch (lease.state) {
+    case lease::LeaseState::Offered: ++entry.offered; break;
+    case lease::LeaseState::Declined: ++entry.declined; break;
+    case lease::LeaseState::Released: ++entry.released; break;
+    case lease::LeaseState::Expired: ++entry.expired; break;
+    case lease::LeaseState::Bound: {
+      ++entry.bound;
+      const auto phase = lease.phase(now);
+      if (phase == lease::Phase::PastT1) ++entry.past_t1;
+      if (phase == lease::Phase::PastT2 || phase == lease::Phase::Expired) ++entry.past_t2;
+      break;
+    }
+  }
+  // usage[i] is subnet i + 1 (engine::Engine::pool_usage).
+  if (lease.subnet_id < 1 || lease.subnet_id > usage.size()) return;
+  const auto& ranges = usage[lease.subnet_id - 1].pools;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    if (lease.address < ranges[i].first || ranges[i].last < lease.address) continue;
+    PoolLeaseCounts& pool = pools[lease.subnet_id - 1][i];
+    if (lease.state == lease::LeaseState::Offered) ++pool.offered;
+    if (lease.state == lease::LeaseState::Bound) ++pool.bound;
+    if (lease.state == lease::LeaseState::Declined) ++pool.declined;
+  }
+}
+
+const SubnetLeaseCounts& TableCounts::subnet(std::uint32_t subnet_id) const {
+  static const SubnetLeaseCounts kNone;
+  const auto found = subnets.find(subnet_id);
+  return found == subnets.end() ? kNone : found->second;
+}
+
+TableCounts count_table(Daemon& daemon) {
+  TableCounts table{daemon.engine().pool_usage(), daemon.now()};
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) { table.count(lease); });
+  return table;
+}
+
+void count_table(Daemon& daemon, TableScanner& scanner, std::function<void(const TableCounts&)> done) {
+  auto table = std::make_shared<TableCounts>(daemon.engine().pool_usage(), daemon.now());
+  scanner.scan([table](const lease::Lease& lease) { table->count(lease); },
+               [table, done = std::move(done)] { done(*table); });
+}
+
+std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport,
+                           const TableCounts& table) {
   Writer out;
   const engine::Counters& engine = daemon.engine().counters();
   const DaemonCounters counters = daemon.counters();
@@ -171,34 +199,15 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              static_cast<double>(engine.shortened_leases));
 
   // Per subnet: the allocator's classes and the lease table's states and phases.
-  const TimePoint now = daemon.now();
-  std::map<std::uint32_t, SubnetLeases> leases;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    SubnetLeases& entry = leases[lease.subnet_id];
-    switch (lease.state) {
-      case lease::LeaseState::Offered: ++entry.offered; break;
-      case lease::LeaseState::Declined: ++entry.declined; break;
-      case lease::LeaseState::Released: ++entry.released; break;
-      case lease::LeaseState::Expired: ++entry.expired; break;
-      case lease::LeaseState::Bound: {
-        ++entry.bound;
-        const auto phase = lease.phase(now);
-        if (phase == lease::Phase::PastT1) ++entry.past_t1;
-        if (phase == lease::Phase::PastT2 || phase == lease::Phase::Expired) ++entry.past_t2;
-        break;
-      }
-    }
-  });
   const auto& subnets = daemon.config().subnets;
   const auto label = [&](std::uint32_t id) {
     const std::string cidr = id >= 1 && id <= subnets.size() ? subnets[id - 1].subnet.to_string() : "?";
     return fmt::format("subnet_id=\"{}\",subnet=\"{}\"", id, cidr);
   };
-  const auto usage = daemon.engine().pool_usage();
+  const auto& usage = table.usage;
   const auto pool_label = [&](std::uint32_t id, const engine::RangeUsage& pool) {
     return label(id) + fmt::format(",pool=\"{}-{}\"", pool.first.to_string(), pool.last.to_string());
   };
-  const auto per_pool = count_pool_leases(daemon.engine(), usage);
   out.family("landlord_pool_addresses", "gauge", "Addresses of a pool (reserved ones included).");
   for (const auto& subnet : usage) {
     for (const auto& pool : subnet.pools) {
@@ -225,7 +234,7 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
       {"offered", &PoolLeaseCounts::offered}, {"bound", &PoolLeaseCounts::bound}, {"declined", &PoolLeaseCounts::declined}};
   for (const auto& subnet : usage) {
     for (std::size_t i = 0; i < subnet.pools.size(); ++i) {
-      const PoolLeaseCounts& entry = per_pool[subnet.subnet_id - 1][i];
+      const PoolLeaseCounts& entry = table.pools[subnet.subnet_id - 1][i];
       for (const auto& [state, member] : pool_states) {
         out.sample("landlord_pool_leases",
                    pool_label(subnet.subnet_id, subnet.pools[i]) + fmt::format(",state=\"{}\"", state),
@@ -233,15 +242,15 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
       }
     }
   }
-  const std::pair<std::string_view, std::uint64_t SubnetLeases::*> states[] = {
-      {"offered", &SubnetLeases::offered}, {"bound", &SubnetLeases::bound},
-      {"past_t1", &SubnetLeases::past_t1}, {"past_t2", &SubnetLeases::past_t2},
-      {"declined", &SubnetLeases::declined}, {"released", &SubnetLeases::released},
-      {"expired", &SubnetLeases::expired}};
+  const std::pair<std::string_view, std::uint64_t SubnetLeaseCounts::*> states[] = {
+      {"offered", &SubnetLeaseCounts::offered}, {"bound", &SubnetLeaseCounts::bound},
+      {"past_t1", &SubnetLeaseCounts::past_t1}, {"past_t2", &SubnetLeaseCounts::past_t2},
+      {"declined", &SubnetLeaseCounts::declined}, {"released", &SubnetLeaseCounts::released},
+      {"expired", &SubnetLeaseCounts::expired}};
   out.family("landlord_leases", "gauge",
              "Lease records of a subnet by state; past_t1 and past_t2 are bound leases in that phase.");
   for (const auto& subnet : usage) {
-    const SubnetLeases& entry = leases[subnet.subnet_id];
+    const SubnetLeaseCounts& entry = table.subnet(subnet.subnet_id);
     for (const auto& [state, member] : states) {
       out.sample("landlord_leases", label(subnet.subnet_id) + fmt::format(",state=\"{}\"", state),
                  static_cast<double>(entry.*member));
@@ -298,6 +307,12 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.single("landlord_control_rejected_total", "counter",
              "Control connections refused or dropped: too many, too large, too slow, bad token.",
              static_cast<double>(metrics.control_rejected.load()));
+  out.single("landlord_control_connections_refused_total", "counter",
+             "Control connections refused at the connection limit, every open one busy.",
+             static_cast<double>(metrics.control_refused.load()));
+  out.single("landlord_control_connections_evicted_total", "counter",
+             "Idle control connections closed to admit a new one at the connection limit.",
+             static_cast<double>(metrics.control_evicted.load()));
   out.single("landlord_control_connections", "gauge", "Open control API connections.",
              static_cast<double>(transport.connections_open));
   out.single("landlord_event_streams", "gauge", "Open /events streams.",

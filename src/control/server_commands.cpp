@@ -98,56 +98,7 @@ std::string timestamp(TimePoint now) {
                      utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, (unix_ms(now) % 1000) * 1000);
 }
 
-}  // namespace
-
-void status_get(Daemon& daemon, const Json&, Reply reply) {
-  const TimePoint now = daemon.now();
-  const DaemonCounters counters = daemon.counters();
-  std::uint64_t records = 0;
-  daemon.engine().for_each_lease([&](const lease::Lease&) { ++records; });
-  reply(answer(kSuccess, "landlord is serving",
-               {{"pid", ::getpid()},
-                {"uptime", seconds_between(daemon.started_at(), now)},
-                {"reload", seconds_between(daemon.reloaded_at(), now)},
-                {"multi-threading-enabled", false},
-                {"sockets", {{"status", "ready"}}},
-                {"config-file", daemon.config_path()},
-                {"subnets", daemon.config().subnets.size()},
-                {"lease-records", records},
-                {"store", {{"type", config::to_string(daemon.config().store.type)},
-                           {"healthy", counters.store_healthy},
-                           {"backlog", counters.commit_backlog}}}}));
-}
-
-void config_get(Daemon& daemon, const Json&, Reply reply) {
-  reply(answer(kSuccess, "configuration of " + daemon.config_path(),
-               {{"landlord", config_json(daemon.config())}}));
-}
-
-// landlord's configuration is YAML: the running file (no arguments), another file ("path") or
-// a text ("yaml"). Kea's {"Dhcp4": {...}} is refused with that explained.
-void config_test(Daemon& daemon, const Json& arguments, Reply reply) {
-  Arguments args{arguments};
-  const auto path = args.text("path");
-  const auto yaml = args.text("yaml");
-  if (args.failed()) return reply(answer(kError, args.error()));
-  if (arguments.is_object() && !arguments.empty() && !path && !yaml) {
-    return reply(answer(kError, "landlord's configuration is YAML: pass {\"path\": FILE}, "
-                                "{\"yaml\": TEXT} or no arguments (the running file)"));
-  }
-  const auto loaded = yaml ? config::load_string(*yaml, "arguments.yaml")
-                           : config::load_file(path.value_or(daemon.config_path()));
-  if (!loaded) return reply(answer(kError, config::format_errors(loaded.error())));
-  reply(answer(kSuccess, "Configuration seems sane: " + std::to_string(loaded->subnets.size()) + " subnets."));
-}
-
-void config_reload(Daemon& daemon, const Json&, Reply reply) {
-  const auto reloaded = daemon.reload();
-  if (!reloaded) return reply(answer(kError, reloaded.error()));
-  reply(answer(kSuccess, "Configuration successful."));
-}
-
-void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
+Json statistics_answer(Daemon& daemon, const TableCounts& table) {
   const std::string stamp = timestamp(daemon.now());
   const engine::Counters& engine = daemon.engine().counters();
   const DaemonCounters counters = daemon.counters();
@@ -172,26 +123,19 @@ void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
   set("v4-allocation-fail", engine.pool_exhausted);
   set("reclaimed-leases", engine.expirations);
   set("leases-shortened", engine.shortened_leases);
-  std::map<std::uint32_t, std::array<std::uint64_t, 2>> per_subnet;  // assigned, declined
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    auto& entry = per_subnet[lease.subnet_id];
-    if (lease.state == lease::LeaseState::Bound) ++entry[0];
-    if (lease.state == lease::LeaseState::Declined) ++entry[1];
-  });
   std::uint64_t declined = 0;
-  const auto pool_usage = daemon.engine().pool_usage();
-  const auto per_pool = count_pool_leases(daemon.engine(), pool_usage);
-  for (const auto& usage : pool_usage) {
+  for (const auto& usage : table.usage) {
     const std::string prefix = "subnet[" + std::to_string(usage.subnet_id) + "].";
+    const SubnetLeaseCounts& subnet = table.subnet(usage.subnet_id);
     set(prefix + "total-addresses", usage.total);
     set(prefix + "free-addresses", usage.free_clean + usage.free_affinity);
-    set(prefix + "assigned-addresses", per_subnet[usage.subnet_id][0]);
-    set(prefix + "declined-addresses", per_subnet[usage.subnet_id][1]);
-    declined += per_subnet[usage.subnet_id][1];
+    set(prefix + "assigned-addresses", subnet.bound);
+    set(prefix + "declined-addresses", subnet.declined);
+    declined += subnet.declined;
     // Kea's pool statistics (subnet[1].pool[0]....), plus landlord's offered count.
     for (std::size_t i = 0; i < usage.pools.size(); ++i) {
       const engine::RangeUsage& pool = usage.pools[i];
-      const PoolLeaseCounts& counts = per_pool[usage.subnet_id - 1][i];
+      const PoolLeaseCounts& counts = table.pools[usage.subnet_id - 1][i];
       const std::string pool_prefix = prefix + "pool[" + std::to_string(i) + "].";
       set(pool_prefix + "total-addresses", pool.total);
       set(pool_prefix + "free-addresses", pool.free_clean + pool.free_affinity);
@@ -202,10 +146,66 @@ void statistic_get_all(Daemon& daemon, const Json&, Reply reply) {
     }
   }
   set("declined-addresses", declined);
-  reply(answer(kSuccess, std::to_string(statistics.size()) + " statistics", std::move(statistics)));
+  return answer(kSuccess, std::to_string(statistics.size()) + " statistics", std::move(statistics));
 }
 
-void subnet4_list(Daemon& daemon, const Json&, Reply reply) {
+}  // namespace
+
+void status_get(Daemon& daemon, TableScanner&, const Json&, Reply reply) {
+  const TimePoint now = daemon.now();
+  const DaemonCounters counters = daemon.counters();
+  const std::uint64_t records = daemon.engine().lease_records();
+  reply(answer(kSuccess, "landlord is serving",
+               {{"pid", ::getpid()},
+                {"uptime", seconds_between(daemon.started_at(), now)},
+                {"reload", seconds_between(daemon.reloaded_at(), now)},
+                {"multi-threading-enabled", false},
+                {"sockets", {{"status", "ready"}}},
+                {"config-file", daemon.config_path()},
+                {"subnets", daemon.config().subnets.size()},
+                {"lease-records", records},
+                {"store", {{"type", config::to_string(daemon.config().store.type)},
+                           {"healthy", counters.store_healthy},
+                           {"backlog", counters.commit_backlog}}}}));
+}
+
+void config_get(Daemon& daemon, TableScanner&, const Json&, Reply reply) {
+  reply(answer(kSuccess, "configuration of " + daemon.config_path(),
+               {{"landlord", config_json(daemon.config())}}));
+}
+
+// landlord's configuration is YAML: the running file (no arguments), another file ("path") or
+// a text ("yaml"). Kea's {"Dhcp4": {...}} is refused with that explained.
+void config_test(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
+  Arguments args{arguments};
+  const auto path = args.text("path");
+  const auto yaml = args.text("yaml");
+  if (args.failed()) return reply(answer(kError, args.error()));
+  if (arguments.is_object() && !arguments.empty() && !path && !yaml) {
+    return reply(answer(kError, "landlord's configuration is YAML: pass {\"path\": FILE}, "
+                                "{\"yaml\": TEXT} or no arguments (the running file)"));
+  }
+  const auto loaded = yaml ? config::load_string(*yaml, "arguments.yaml")
+                           : config::load_file(path.value_or(daemon.config_path()));
+  if (!loaded) return reply(answer(kError, config::format_errors(loaded.error())));
+  reply(answer(kSuccess, "Configuration seems sane: " + std::to_string(loaded->subnets.size()) + " subnets."));
+}
+
+void config_reload(Daemon& daemon, TableScanner&, const Json&, Reply reply) {
+  const auto reloaded = daemon.reload();
+  if (!reloaded) return reply(answer(kError, reloaded.error()));
+  reply(answer(kSuccess, "Configuration successful."));
+}
+
+// Kea's statistics from the counters and a count of the lease table made in pieces between
+// packets (table_scan.hpp); the answer holds a few entries per subnet and pool.
+void statistic_get_all(Daemon& daemon, TableScanner& scanner, const Json&, Reply reply) {
+  count_table(daemon, scanner, [&daemon, reply = std::move(reply)](const TableCounts& table) {
+    reply(statistics_answer(daemon, table));
+  });
+}
+
+void subnet4_list(Daemon& daemon, TableScanner&, const Json&, Reply reply) {
   Json subnets = Json::array();
   for (const auto& subnet : daemon.config().subnets) {
     subnets.push_back({{"id", subnet.id}, {"subnet", subnet.subnet.to_string()}});

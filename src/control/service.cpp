@@ -8,6 +8,8 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -40,6 +42,11 @@ struct Service::State {
   EventHub hub;
   std::optional<std::string> token;
   std::size_t connections = 0;
+  std::size_t evicting = 0;  // connections closed to admit others, still ending
+  // Connections waiting for a request (nothing of theirs in progress), by the order they began
+  // to wait: the first is the longest idle, the one closed when a new connection needs its slot.
+  std::map<std::uint64_t, std::function<void()>> waiting;
+  std::uint64_t next_wait = 0;
   std::size_t event_streams = 0;
   std::uint64_t event_streams_dropped = 0;
   bool stopped = false;
@@ -67,6 +74,8 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
   }
   ~Session() {
     --state_->connections;
+    if (evicted_) --state_->evicting;
+    stop_waiting();
     if (subscriber_) {
       state_->hub.unsubscribe(*subscriber_);
       --state_->event_streams;
@@ -76,6 +85,7 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
 
  private:
   void read_request() {
+    start_waiting();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_->limits.max_header_bytes));
     parser_->body_limit(state_->limits.max_body_bytes);
@@ -86,7 +96,27 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
                      });
   }
 
+  // While it waits for a request, this connection may be closed to admit a new one.
+  void start_waiting() {
+    waiting_ = state_->next_wait++;
+    state_->waiting.emplace(*waiting_, [weak = this->weak_from_this()] {
+      if (auto self = weak.lock()) self->evict();
+    });
+  }
+  void stop_waiting() {
+    if (waiting_) state_->waiting.erase(*waiting_);
+    waiting_.reset();
+  }
+  void evict() {
+    waiting_.reset();  // the evictor took the entry
+    evicted_ = true;
+    ++state_->evicting;
+    ++state_->metrics.control_evicted;
+    close();
+  }
+
   void on_read(beast::error_code error) {
+    stop_waiting();
     if (error == http::error::end_of_stream) return close();
     if (error == http::error::body_limit || error == http::error::header_limit) {
       ++state_->metrics.control_rejected;
@@ -126,15 +156,20 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
     if (target == "/" && request_.method() == http::verb::post) {
       stream_.expires_never();  // a change answers when durable; the store bounds that
       ++state_->metrics.control_requests;
-      state_->commands.handle_body(request_.body(), [self = this->shared_from_this()](Json response) {
+      state_->commands.handle_body(request_.body(), [self = this->shared_from_this()](Answer response) {
         self->send_json(http::status::ok, response, true);
       });
       return;
     }
     if (target == "/metrics" && request_.method() == http::verb::get) {
       ++state_->metrics.control_requests;
-      return send(http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
-                  render_metrics(state_->daemon, state_->metrics, state_->transport()), true);
+      stream_.expires_never();  // the table is counted in pieces between packets
+      count_table(state_->daemon, state_->commands.scanner(), [self = this->shared_from_this()](const TableCounts& table) {
+        const auto& state = *self->state_;
+        self->send(http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
+                   render_metrics(state.daemon, state.metrics, state.transport(), table), true);
+      });
+      return;
     }
     if (target == "/events" && request_.method() == http::verb::get) return start_events();
     if (target == "/" || target == "/metrics" || target == "/events") {
@@ -144,7 +179,7 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
     send_json(http::status::not_found, answer(kError, "no such endpoint: POST /, GET /metrics, GET /events"), true);
   }
 
-  void send_json(http::status status, const Json& body, bool keep_alive) {
+  void send_json(http::status status, const Answer& body, bool keep_alive) {
     send(status, "application/json", body.dump() + "\n", keep_alive);
   }
 
@@ -232,10 +267,24 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
   http::request<http::string_body> request_;
   http::response<http::string_body> response_;
   std::optional<EventHub::SubscriberId> subscriber_;
+  std::optional<std::uint64_t> waiting_;  // the key in state_->waiting while waiting for a request
+  bool evicted_ = false;
   std::string out_;
   std::array<char, 256> discard_{};
   bool writing_ = false, flush_posted_ = false, closed_ = false;
 };
+
+// At the limit, the longest-idle connection waiting for a request is closed to make room, so idle
+// connections can never lock the API's users out; a new one is refused only when every slot is
+// busy (a command in progress, an answer being written, an /events stream).
+bool admit(Service::State& state) {
+  if (state.connections - state.evicting < state.limits.max_connections) return true;
+  if (state.waiting.empty()) return false;
+  auto evict = std::move(state.waiting.begin()->second);
+  state.waiting.erase(state.waiting.begin());
+  evict();
+  return true;
+}
 
 template <class Protocol>
 void accept(const StatePtr& state, typename Protocol::acceptor& acceptor, bool needs_token) {
@@ -248,12 +297,13 @@ void accept(const StatePtr& state, typename Protocol::acceptor& acceptor, bool n
       });
       return;
     }
-    if (state->connections >= state->limits.max_connections) {
+    if (admit(*state)) {
+      std::make_shared<Session<Protocol>>(std::move(socket), state, needs_token)->start();
+    } else {
       ++state->metrics.control_rejected;
+      ++state->metrics.control_refused;
       beast::error_code ignored;
       socket.close(ignored);
-    } else {
-      std::make_shared<Session<Protocol>>(std::move(socket), state, needs_token)->start();
     }
     accept<Protocol>(state, acceptor, needs_token);
   });
@@ -322,6 +372,7 @@ Expected<void, std::string> Service::start(const config::ControlSection& config)
 void Service::stop() {
   if (state_->stopped) return;
   state_->stopped = true;
+  state_->commands.scanner().cancel();  // the scans' answers hold their connections
   beast::error_code ignored;
   if (state_->unix_acceptor) state_->unix_acceptor->close(ignored);
   if (state_->tcp_acceptor) state_->tcp_acceptor->close(ignored);

@@ -914,6 +914,8 @@ struct Engine::State {
     lease.lease_time = times.time;
     lease.renew_time = renew;
     lease.rebind_time = rebind;
+    // An update changes what the operator gave; the classes the client was granted under stay.
+    if (update) lease.classes = table.find(address)->classes;
     const auto previous = last_lease(address, client);
     lease.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
     if (previous == std::nullopt || !previous->of_client) ++lease.fencing_token;
@@ -1039,6 +1041,15 @@ std::optional<lease::Lease> Engine::find(const ClientKey& client) const {
 void Engine::for_each_lease(const std::function<void(const lease::Lease&)>& visit) const {
   state_->table.for_each(visit);
 }
+
+void Engine::for_each_lease_in(std::size_t from, std::size_t until,
+                               const std::function<void(const lease::Lease&)>& visit) const {
+  state_->table.for_each_in(from, until, visit);
+}
+
+std::size_t Engine::lease_positions() const { return state_->table.positions(); }
+
+std::size_t Engine::lease_records() const { return state_->table.size(); }
 
 const Counters& Engine::counters() const { return state_->counters; }
 

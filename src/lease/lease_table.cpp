@@ -1,5 +1,7 @@
 #include "landlord/lease/lease_table.hpp"
 
+#include <algorithm>
+
 #include "landlord/base/assert.hpp"
 
 namespace landlord::lease {
@@ -233,6 +235,14 @@ std::optional<Lease> LeaseTable::next_due(TimePoint now) const {
 void LeaseTable::for_each(const std::function<void(const Lease&)>& visit) const {
   for (Slot slot = 0; slot < records_.size(); ++slot) {
     if (records_[slot].in_use()) visit(lease_at(slot));
+  }
+}
+
+void LeaseTable::for_each_in(std::size_t from, std::size_t until,
+                             const std::function<void(const Lease&)>& visit) const {
+  until = std::min<std::size_t>(until, records_.size());
+  for (std::size_t slot = from; slot < until; ++slot) {
+    if (records_[slot].in_use()) visit(lease_at(static_cast<Slot>(slot)));
   }
 }
 

@@ -22,6 +22,7 @@
 #include "landlord/control/event_exec.hpp"
 #include "landlord/control/metrics.hpp"
 #include "landlord/control/service.hpp"
+#include "landlord/control/worker.hpp"
 #include "landlord/engine/admission.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
@@ -578,6 +579,12 @@ class Server final : public control::Daemon {
     return reloaded;
   }
 
+  void defer(std::function<void()> step) override { boost::asio::post(io_, std::move(step)); }
+  void offload(std::function<void()> work, std::function<void()> done) override {
+    if (!worker_) worker_ = std::make_unique<control::Worker>(io_);
+    worker_->run(std::move(work), std::move(done));
+  }
+
   Expected<void, std::string> reload_config() {
     auto loaded = config::load_file(options_.config_path);
     if (!loaded) {
@@ -869,6 +876,7 @@ class Server final : public control::Daemon {
   ServiceNotifier notifier_;  // systemd's Type=notify; inert outside systemd
   ServiceHeartbeat heartbeat_;
   std::unique_ptr<control::Service> control_;  // the control API, when configured
+  std::unique_ptr<control::Worker> worker_;    // its whole-table answers, made off the loop
   std::unique_ptr<control::EventExec> exec_;   // events.exec, when configured
   std::unique_ptr<OfferPing> offer_ping_;      // when a subnet has offer-ping and CAP_NET_RAW
   std::uint64_t offer_ping_skipped_ = 0;       // OFFERs sent unprobed: too many probes, send failed

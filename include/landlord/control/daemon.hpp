@@ -72,6 +72,13 @@ class Daemon {
 
   // SIGHUP's reload: the file re-read and checked; on error the running config stays.
   virtual Expected<void, std::string> reload() = 0;
+
+  // Runs `step` on the event loop after what is already waiting there (datagrams included):
+  // how a long job yields (control/table_scan.hpp).
+  virtual void defer(std::function<void()> step) = 0;
+  // Runs `work` off the event loop (one worker thread, jobs in order), then `done` on the loop.
+  // `work` must touch only what it was given: nothing of the engine or the daemon.
+  virtual void offload(std::function<void()> work, std::function<void()> done) = 0;
 };
 
 }  // namespace landlord::control

@@ -20,7 +20,9 @@ struct ServiceLimits {
   std::size_t max_header_bytes = 16 << 10;
   std::chrono::milliseconds read_timeout{10000};   // a whole request, or a keep-alive idle
   std::chrono::milliseconds write_timeout{10000};
-  std::size_t max_connections = 64;                // beyond: accepted and closed at once
+  // Beyond: the longest-idle connection waiting for a request is closed to admit the new one;
+  // with every connection busy, the new one is closed at once.
+  std::size_t max_connections = 64;
   std::size_t event_queue_bytes = 1 << 20;         // per /events reader; beyond: dropped
 };
 

@@ -231,6 +231,12 @@ class Engine {
   std::optional<lease::Lease> find(Ipv4 address) const;
   std::optional<lease::Lease> find(const ClientKey& client) const;
   void for_each_lease(const std::function<void(const lease::Lease&)>& visit) const;
+  // for_each_lease in pieces, for a scan that yields between them (control/table_scan.hpp): the
+  // records at table positions [from, until), where lease_positions() is the end.
+  void for_each_lease_in(std::size_t from, std::size_t until,
+                         const std::function<void(const lease::Lease&)>& visit) const;
+  std::size_t lease_positions() const;
+  std::size_t lease_records() const;  // records in the table, O(1)
   const Counters& counters() const;
   std::vector<PoolUsage> pool_usage() const;  // one entry per configured subnet, in config order
   // Whether the allocator's free set files `address` where its record puts it: a debug check

@@ -72,6 +72,11 @@ class LeaseTable {
   std::size_t size() const { return records_.size() - free_slots_.size(); }
   std::size_t holds() const { return covered_.size(); }
   void for_each(const std::function<void(const Lease&)>& visit) const;
+  // for_each over table positions [from, until) only (clamped to positions()): a piece of a
+  // scan that yields between pieces. A position is a slot; records never leave theirs while
+  // they exist, and positions() never shrinks.
+  void for_each_in(std::size_t from, std::size_t until, const std::function<void(const Lease&)>& visit) const;
+  std::size_t positions() const { return records_.size(); }
 
   // Memory held by the table and its indexes (capacity, not use), for the issue #6 budget.
   std::size_t memory_bytes() const;

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
 #include "landlord/config/loader.hpp"
 #include "landlord/control/commands.hpp"
 #include "landlord/control/daemon.hpp"
@@ -64,24 +67,52 @@ class FakeDaemon final : public Daemon {
     ++reloads;
     return {};
   }
+  // With `loop` set (a test running the service), as the daemon does; otherwise the steps wait
+  // in `deferred` for run_deferred() (ask() runs them), so a test can interleave its own work.
+  void defer(std::function<void()> step) override {
+    if (loop != nullptr) return boost::asio::post(*loop, std::move(step));
+    deferred.push_back(std::move(step));
+  }
+  // The work at once (the fake has no worker thread), its `done` as a deferred step.
+  void offload(std::function<void()> work, std::function<void()> done) override {
+    ++offloaded;
+    work();
+    defer(std::move(done));
+  }
+  // Runs deferred steps (those they add too) until none is left or `until` holds; how many ran.
+  std::size_t run_deferred(const std::function<bool()>& until = [] { return false; }) {
+    std::size_t ran = 0;
+    while (!deferred.empty() && !until()) {
+      auto step = std::move(deferred.front());
+      deferred.pop_front();
+      step();
+      ++ran;
+    }
+    return ran;
+  }
 
-  // The answer to one request (commands answer at once here: the fake store is synchronous).
+  // The answer to one request, once every step it deferred has run (the fake store is synchronous).
   nlohmann::json ask(const std::string& body) {
     nlohmann::json answer;
     bool answered = false;
-    commands_.handle_body(body, [&](nlohmann::json response) {
-      answer = std::move(response);
+    commands_.handle_body(body, [&](const Answer& response) {
+      answer = response.parsed();
       answered = true;
     });
+    run_deferred([&] { return answered; });
     EXPECT_TRUE(answered) << body;
     return answer;
   }
+  Commands& commands() { return commands_; }
 
   TimePoint now_ = time_from_unix_ms(1'700'000'100'000);
   bool store_up = true;
   std::vector<lease::Lease> durable;
   std::vector<engine::Event> events;
   int reloads = 0;
+  boost::asio::io_context* loop = nullptr;
+  std::deque<std::function<void()>> deferred;
+  int offloaded = 0;
 
  private:
   std::string path_ = "test.yaml";

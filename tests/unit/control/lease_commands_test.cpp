@@ -55,8 +55,7 @@ TEST(LeaseCommands, AddIsDurableThenVisibleAndHonouredOnRenewal) {
 }
 
 // The client classes a DHCP grant matched are part of the lease (lease::Lease::classes).
-TEST(LeaseCommands, GetShowsTheClassesTheLeaseWasGrantedUnder) {
-  FakeDaemon daemon(R"(store: {type: memory}
+const char* kClasses = R"(store: {type: memory}
 classes:
   - {name: lab, match: {hardware-address: "02:00:00"}}
   - {name: phones, match: {vendor-class: Cisco}}
@@ -64,7 +63,10 @@ classes:
 subnets:
   - subnet: 198.18.0.0/24
     pools: [198.18.0.100-198.18.0.199]
-)");
+)";
+
+// DISCOVER and REQUEST from 02:00:00:00:00:03 through the engine: the address it was granted.
+Ipv4 grant_by_dhcp(FakeDaemon& daemon) {
   wire::Message discover;
   discover.xid = 9;
   discover.chaddr = {0x02, 0, 0, 0, 0, 3};
@@ -73,15 +75,39 @@ subnets:
   ingress.interface_address = Ipv4(198, 18, 0, 1);
   ingress.to_broadcast = true;
   const auto offer = daemon.engine().handle(discover, ingress, daemon.now_);
-  ASSERT_TRUE(offer.reply.has_value());
+  EXPECT_TRUE(offer.reply.has_value());
+  if (!offer.reply) return {};
   wire::Message request = discover;
   request.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Request));
   request.options.set_ipv4(wire::option::kServerId, Ipv4(198, 18, 0, 1));
   request.options.set_ipv4(wire::option::kRequestedAddress, offer.reply->message.yiaddr);
-  ASSERT_EQ(daemon.engine().handle(request, ingress, daemon.now_).mutations.size(), 1u);
-  const auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": ")" +
-                              offer.reply->message.yiaddr.to_string() + "\"}}");
+  EXPECT_EQ(daemon.engine().handle(request, ingress, daemon.now_).mutations.size(), 1u);
+  return offer.reply->message.yiaddr;
+}
+
+TEST(LeaseCommands, GetShowsTheClassesTheLeaseWasGrantedUnder) {
+  FakeDaemon daemon(kClasses);
+  const Ipv4 granted = grant_by_dhcp(daemon);
+  const auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": ")" + granted.to_string() + "\"}}");
   ASSERT_EQ(got["result"], kSuccess) << got;
+  EXPECT_EQ(got["arguments"]["classes"], (Json{"lab", "port-3"}));
+}
+
+// lease4-update changes what the operator gives (hostname, lifetime), not the classes the client
+// was granted under: they stay in memory and in the durable record.
+TEST(LeaseCommands, UpdateKeepsTheStoredClasses) {
+  FakeDaemon daemon(kClasses);
+  const Ipv4 granted = grant_by_dhcp(daemon);
+  const auto updated = daemon.ask(R"({"command": "lease4-update", "arguments": {"ip-address": ")" +
+                                  granted.to_string() +
+                                  R"(", "hw-address": "02:00:00:00:00:03", "hostname": "renamed", "valid-lft": 600}})");
+  ASSERT_EQ(updated["result"], kSuccess) << updated;
+  EXPECT_EQ(updated["arguments"]["classes"], (Json{"lab", "port-3"}));
+  ASSERT_FALSE(daemon.durable.empty());
+  EXPECT_EQ(daemon.durable.back().classes, "lab,port-3");
+  const auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": ")" + granted.to_string() + "\"}}");
+  EXPECT_EQ(got["arguments"]["hostname"], "renamed");
+  EXPECT_EQ(got["arguments"]["valid-lft"], 600);
   EXPECT_EQ(got["arguments"]["classes"], (Json{"lab", "port-3"}));
 }
 

@@ -24,7 +24,7 @@ TEST(Metrics, HistogramBucketsAreCumulative) {
   EXPECT_DOUBLE_EQ(snapshot.sum, 0.5065);
 }
 
-std::string scrape(FakeDaemon& daemon, Metrics& metrics) { return render_metrics(daemon, metrics, {2, 1, 0}); }
+std::string scrape(FakeDaemon& daemon, Metrics& metrics) { return render_metrics(daemon, metrics, {2, 1, 0}, count_table(daemon)); }
 
 TEST(Metrics, PoolGaugesFollowTheLeaseTable) {
   FakeDaemon daemon;

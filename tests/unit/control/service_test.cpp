@@ -44,6 +44,7 @@ class Running {
   explicit Running(ServiceLimits limits = {}, config::ControlSection config = {}) {
     config.enabled = true;
     config.socket = socket_path();
+    daemon.loop = &io_;
     service_ = std::make_unique<Service>(io_, daemon, metrics, limits);
     const auto started = service_->start(config);
     EXPECT_TRUE(started.has_value()) << (started ? "" : started.error());
@@ -149,23 +150,55 @@ TEST(Service, IdleAndUnfinishedRequestsAreClosedAfterTheReadTimeout) {
   EXPECT_GE(running.metrics.control_rejected.load(), 2u);
 }
 
-TEST(Service, ConnectionsBeyondTheCapAreClosedAtOnce) {
+// Idle connections can no longer lock the API's users out until their read timeout: at the
+// limit (64 by default), the longest idle is closed to admit a new connection.
+TEST(Service, IdleConnectionsAtTheLimitMakeRoomForANewOne) {
+  Running running;  // the default limits: 64 connections, 10 s to send a request
+  net::io_context io;
+  std::vector<Local::socket> idle;
+  for (int i = 0; i < 100; ++i) idle.emplace_back(io).connect(Local::endpoint{socket_path()});
+  const auto start = std::chrono::steady_clock::now();
+  const auto status = must(http_request(running.target(), "POST", "/", R"({"command": "status-get"})"));
+  EXPECT_EQ(status.status, 200u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds{2});
+  EXPECT_EQ(running.metrics.control_evicted.load(), 100u + 1u - 64u);  // the oldest idle ones
+  EXPECT_EQ(running.metrics.control_refused.load(), 0u);
+  EXPECT_LT(until_closed(idle.front()).count(), 1000);  // the longest idle went first
+  const auto metrics = must(http_request(running.target(), "GET", "/metrics")).body;
+  // 37, or 38 if the scrape's own connection came before status-get's had ended.
+  EXPECT_TRUE(metrics.find("landlord_control_connections_evicted_total 37\n") != std::string::npos ||
+              metrics.find("landlord_control_connections_evicted_total 38\n") != std::string::npos)
+      << metrics;
+}
+
+// A connection is refused only when every slot is busy: here, four /events streams.
+TEST(Service, ConnectionsBeyondTheCapAreClosedAtOnceWhenAllAreBusy) {
   ServiceLimits limits;
   limits.max_connections = 4;
   Running running{limits};
   net::io_context io;
-  std::vector<Local::socket> held;
+  std::vector<Local::socket> streams;
   for (int i = 0; i < 4; ++i) {
-    held.emplace_back(io).connect(Local::endpoint{socket_path()});
+    auto& stream = streams.emplace_back(io);
+    stream.connect(Local::endpoint{socket_path()});
+    net::write(stream, net::buffer(std::string{"GET /events HTTP/1.1\r\nHost: x\r\n\r\n"}));
+    std::string head;
+    std::array<char, 256> buffer{};
+    while (head.find("\r\n\r\n") == std::string::npos) head.append(buffer.data(), stream.read_some(net::buffer(buffer)));
+    EXPECT_EQ(head.rfind("HTTP/1.1 200", 0), 0u) << head;  // streaming: busy, not idle
   }
-  running.on_loop([] {});  // the four accepted before the fifth
-  std::this_thread::sleep_for(std::chrono::milliseconds{100});
   Local::socket extra{io};
   extra.connect(Local::endpoint{socket_path()});
   EXPECT_LT(until_closed(extra).count(), 1000);
-  held.clear();
-  std::this_thread::sleep_for(std::chrono::milliseconds{100});
-  EXPECT_EQ(must(http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})")).status, 200u);
+  EXPECT_EQ(running.metrics.control_refused.load(), 1u);
+  EXPECT_EQ(running.metrics.control_evicted.load(), 0u);
+  streams.clear();
+  for (int i = 0; i < 100; ++i) {  // the streams end on the loop once their readers went
+    const auto answered = http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})");
+    if (answered && answered->status == 200u) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  ADD_FAILURE() << "the API stayed full after the streams ended";
 }
 
 TEST(Service, TcpNeedsTheBearerToken) {

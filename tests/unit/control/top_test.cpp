@@ -71,11 +71,11 @@ TEST(Top, PoolRowsFromTheDaemonsMetrics) {
   testing::FakeDaemon daemon;
   Metrics metrics;
   ASSERT_EQ(daemon.ask(R"({"command": "lease4-add", "arguments": {"ip-address": "198.18.2.11", "hw-address": "02:00:00:00:00:01"}})")["result"], kSuccess);
-  const Scrape before = parsed(render_metrics(daemon, metrics, {}));
+  const Scrape before = parsed(render_metrics(daemon, metrics, {}, count_table(daemon)));
   metrics.request_to_ack_seconds.observe(0.0004);
   metrics.commit_seconds.observe(0.002);
   metrics.commit_seconds.observe(0.004);
-  const Scrape after = parsed(render_metrics(daemon, metrics, {}));
+  const Scrape after = parsed(render_metrics(daemon, metrics, {}, count_table(daemon)));
   const TopFrame frame = make_frame(before, after, 1.0);
   ASSERT_EQ(frame.pools.size(), 2u);
   EXPECT_EQ(frame.pools[1].pool, "198.18.2.10-198.18.2.19");

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Whole-table control commands at 1,000,000 leases (issue #17), not in CI. The leases are data
+# only (bench/million.sh's million_fill: bound rows in 10.0.0.0/12 written into landlord's own
+# SQLite schema); landlord runs in a network namespace of its own with nothing but loopback, so
+# no packet can leave it whatever the data says, and is asked only on its control socket.
+# Prints, for each command, the time curl took for the whole answer and its size, landlord's
+# VmRSS before and after and its peak (VmHWM), and how long status-get (answered on the event
+# loop, between the pieces of a scan) took while lease4-get-all was in progress.
+#   flock /tmp/landlord-netns.lock bench/api_million.sh [LEASES]   (default 1000000; needs root)
+# Uses build/release/tools/landlord/landlord (LANDLORD= overrides), curl, jq and sqlite3.
+set -euo pipefail
+repo_dir=$(cd "$(dirname "$0")/.." && pwd)
+leases=${1:-1000000}
+landlord=${LANDLORD:-$repo_dir/build/release/tools/landlord/landlord}
+[[ -x $landlord ]] || { echo "api_million: build the release preset first" >&2; exit 2; }
+for tool in curl jq sqlite3; do command -v $tool >/dev/null || { echo "api_million: needs $tool" >&2; exit 2; }; done
+source "$repo_dir/bench/million.sh"  # million_fill, million_lease_time_ms
+
+ns="llapi$$"
+WORK=$(mktemp -d /tmp/api_million.XXXXXX)
+SERVER_PID=""
+cleanup() {
+  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  ip netns del "$ns" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" addr add 198.18.0.1/32 dev lo
+cat >"$WORK/landlord.yaml" <<YAML
+server:
+  interfaces: []
+  listen: 198.18.0.1:67
+  server-id: 198.18.0.1
+store:
+  type: sqlite
+  path: $WORK/leases.db
+lease:
+  time: 3600s
+control:
+  socket: $WORK/control.sock
+subnets:
+  - subnet: 10.0.0.0/12
+    pools: [10.0.0.1-10.15.255.254]
+  - subnet: 198.18.0.0/24
+    pools: [198.18.0.10-198.18.0.250]
+log:
+  level: warn
+YAML
+
+ask() { curl -s --max-time 600 --unix-socket "$WORK/control.sock" -d "$1" http://landlord/; }
+start() {
+  rm -f "$WORK/control.sock"
+  ip netns exec "$ns" "$landlord" --allow-root -c "$WORK/landlord.yaml" >>"$WORK/landlord.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 600); do
+    [[ -S $WORK/control.sock ]] && ask '{"command":"status-get"}' >/dev/null 2>&1 && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$WORK/landlord.log"; echo "api_million: landlord did not start" >&2; exit 1
+}
+stop() { kill "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""; }
+rss() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$SERVER_PID/status"; }
+timed() {  # NAME BODY|GET-PATH: seconds and bytes of the whole answer
+  local out
+  if [[ $2 == /* ]]; then
+    out=$(curl -s --max-time 600 --unix-socket "$WORK/control.sock" -o "$WORK/answer" -w '%{time_total} %{size_download}' "http://landlord$2")
+  else
+    out=$(curl -s --max-time 600 --unix-socket "$WORK/control.sock" -d "$2" -o "$WORK/answer" -w '%{time_total} %{size_download}' http://landlord/)
+  fi
+  read -r seconds bytes <<<"$out"
+  printf 'api_million: %-34s %8.3f s %12d bytes\n' "$1" "$seconds" "$bytes"
+}
+
+start  # creates the schema
+stop
+million_fill "$WORK/leases.db" "$leases"
+start
+records=$(ask '{"command":"status-get"}' | jq '.arguments["lease-records"]')
+echo "api_million: $records lease records loaded; VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+timed status-get '{"command":"status-get"}'
+timed statistic-get-all '{"command":"statistic-get-all"}'
+timed "GET /metrics" /metrics
+timed "lease4-get by hw-address (a scan)" '{"command":"lease4-get","arguments":{"identifier-type":"hw-address","identifier":"02:10:00:0f:42:40","subnet-id":1}}'
+jq -e '.result == 0' "$WORK/answer" >/dev/null || echo "api_million: lease4-get by hw-address did not find the last lease"
+
+# lease4-get-all, with status-get asked back to back meanwhile: how long the event loop keeps
+# a request waiting while the table is read in pieces and the answer serialised on the worker.
+ask '{"command":"lease4-get-all"}' >"$WORK/all.json" &
+all_pid=$!
+max_ms=0 calls=0 start_ns=$(date +%s%N)
+while kill -0 "$all_pid" 2>/dev/null; do
+  ms=$(curl -s --max-time 60 --unix-socket "$WORK/control.sock" -d '{"command":"status-get"}' -o /dev/null -w '%{time_total}' http://landlord/ | awk '{ printf "%d", $1 * 1000 }')
+  calls=$((calls + 1)); ((ms > max_ms)) && max_ms=$ms
+done
+wait "$all_pid"
+all_s=$(awk -v a="$start_ns" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+echo "api_million: lease4-get-all                      $all_s s $(stat -c %s "$WORK/all.json") bytes, $(jq '.arguments.leases | length' "$WORK/all.json") leases; meanwhile $calls status-get answered, slowest $max_ms ms"
+echo "api_million: after lease4-get-all: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
+rm -f "$WORK/all.json"
+
+from=start pages=0 paged=0 page_start=$(date +%s%N)
+while :; do
+  ask "{\"command\":\"lease4-get-page\",\"arguments\":{\"from\":\"$from\",\"limit\":65536}}" >"$WORK/page.json"
+  [[ $(jq .result "$WORK/page.json") == 0 ]] || break
+  pages=$((pages + 1)); paged=$((paged + $(jq .arguments.count "$WORK/page.json")))
+  from=$(jq -r '.arguments.leases[-1]["ip-address"]' "$WORK/page.json")
+done
+echo "api_million: lease4-get-page, limit 65536: $pages pages, $paged leases in $(awk -v a="$page_start" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s (jq's parsing included)"
+echo "api_million: at the end: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
+stop

@@ -1,0 +1,190 @@
+// Whole-table commands read the lease table in pieces between other work (table_scan.hpp): the
+// answers stay complete and ordered across many pieces, and the event loop serves requests
+// while such a command is in progress.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "fake_daemon.hpp"
+#include "landlord/wire/options.hpp"
+
+namespace landlord::control {
+namespace {
+
+using testing::FakeDaemon;
+using Json = nlohmann::json;
+
+const char* kLargePool = R"(store: {type: memory}
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [198.18.0.10-198.18.255.250]
+  - subnet: 198.19.0.0/24
+    pools: [198.19.0.10-198.19.0.250]
+)";
+
+// Three pieces and a part: enough to make every command take several turns.
+constexpr std::size_t kRecords = 3 * kScanPiece + 123;
+
+// kRecords leases in subnet 1, restored in shuffled address order (so table order is not address
+// order), every seventh released; then one bound lease in subnet 2. Returns the addresses.
+std::vector<Ipv4> fill(FakeDaemon& daemon) {
+  std::vector<Ipv4> addresses;
+  for (std::uint32_t i = 0; i < kRecords; ++i) addresses.push_back(Ipv4{Ipv4(198, 18, 0, 10).to_uint() + i});
+  std::shuffle(addresses.begin(), addresses.end(), std::mt19937{17});
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    lease::Lease lease;
+    lease.address = addresses[i];
+    const std::uint32_t n = addresses[i].to_uint();
+    const std::array<std::uint8_t, 6> mac{0x02, 0x01, 0, static_cast<std::uint8_t>(n >> 16),
+                                          static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+    lease.hardware = HardwareAddress{1, mac};
+    lease.client = ClientKey::from({}, lease.hardware);
+    lease.state = i % 7 == 0 ? lease::LeaseState::Released : lease::LeaseState::Bound;
+    lease.subnet_id = 1;
+    lease.granted_at = daemon.now_;
+    lease.lease_time = std::chrono::hours{1};
+    lease.renew_time = std::chrono::minutes{30};
+    lease.rebind_time = std::chrono::minutes{52};
+    lease.fencing_token = 1;
+    daemon.engine().restore(lease);
+  }
+  lease::Lease other;
+  other.address = Ipv4(198, 19, 0, 20);
+  other.hardware = HardwareAddress{1, std::array<std::uint8_t, 6>{0x02, 0x02, 0, 0, 0, 1}};
+  other.client = ClientKey::from({}, other.hardware);
+  other.state = lease::LeaseState::Bound;
+  other.subnet_id = 2;
+  other.granted_at = daemon.now_;
+  other.lease_time = std::chrono::hours{1};
+  other.renew_time = std::chrono::minutes{30};
+  other.rebind_time = std::chrono::minutes{52};
+  other.fencing_token = 1;
+  daemon.engine().restore(other);
+  addresses.push_back(other.address);
+  std::sort(addresses.begin(), addresses.end());
+  return addresses;
+}
+
+std::vector<Ipv4> addresses_of(const Json& leases) {
+  std::vector<Ipv4> out;
+  for (const auto& lease : leases) out.push_back(*Ipv4::parse(lease["ip-address"].get<std::string>()));
+  return out;
+}
+
+TEST(TableScan, GetAllListsEveryLeaseOnceInAddressOrder) {
+  FakeDaemon daemon(kLargePool);
+  const auto expected = fill(daemon);
+  const auto all = daemon.ask(R"({"command": "lease4-get-all"})");
+  ASSERT_EQ(all["result"], kSuccess);
+  EXPECT_EQ(all["text"], std::to_string(expected.size()) + " IPv4 lease(s) found.");
+  EXPECT_EQ(addresses_of(all["arguments"]["leases"]), expected);  // once each, in order
+  EXPECT_EQ(all["arguments"]["leases"][0]["hw-address"], "02:01:00:12:00:0a");
+  EXPECT_EQ(daemon.offloaded, 1);  // ordered and serialised by the worker
+
+  const auto bound = daemon.ask(R"({"command": "lease4-get-all", "arguments": {"subnets": [1], "state": "bound"}})");
+  std::size_t bound_count = 0;
+  for (const auto& lease : bound["arguments"]["leases"]) {
+    EXPECT_EQ(lease["subnet-id"], 1);
+    EXPECT_EQ(lease["lease-state"], "bound");
+    ++bound_count;
+  }
+  EXPECT_EQ(bound_count, kRecords - (kRecords + 6) / 7);
+  // The kea-ctrl-agent form wraps the serialised answer in a list.
+  const auto wrapped = daemon.ask(R"({"command": "lease4-get-all", "service": ["dhcp4"], "arguments": {"subnets": [2]}})");
+  ASSERT_TRUE(wrapped.is_array());
+  EXPECT_EQ(wrapped[0]["arguments"]["leases"].size(), 1u);
+}
+
+TEST(TableScan, PagesCoverEveryLeaseOnceInAddressOrder) {
+  FakeDaemon daemon(kLargePool);
+  const auto expected = fill(daemon);
+  for (const std::size_t limit : {1000u, 4999u, 65536u}) {
+    std::vector<Ipv4> paged;
+    std::string from = "start";
+    for (int pages = 0; pages < 100; ++pages) {
+      const auto page = daemon.ask(R"({"command": "lease4-get-page", "arguments": {"from": ")" + from +
+                                   R"(", "limit": )" + std::to_string(limit) + "}}");
+      if (page["result"] == kEmpty) {
+        EXPECT_EQ(page["arguments"]["count"], 0);
+        break;
+      }
+      ASSERT_EQ(page["result"], kSuccess) << page["text"];
+      const auto got = addresses_of(page["arguments"]["leases"]);
+      EXPECT_EQ(page["arguments"]["count"], got.size());
+      EXPECT_EQ(got.size(), std::min(limit, expected.size() - paged.size()));
+      paged.insert(paged.end(), got.begin(), got.end());
+      from = got.back().to_string();
+    }
+    EXPECT_EQ(paged, expected) << "limit " << limit;
+  }
+}
+
+// DISCOVER then REQUEST from a new client, as the event loop would handle them between turns.
+bool dora(FakeDaemon& daemon, std::uint8_t last_byte) {
+  wire::Message discover;
+  discover.xid = last_byte;
+  discover.chaddr = {0x02, 0x09, 0, 0, 0, last_byte};
+  discover.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Discover));
+  engine::Ingress ingress;
+  ingress.interface_address = Ipv4(198, 19, 0, 1);
+  ingress.to_broadcast = true;
+  const auto offer = daemon.engine().handle(discover, ingress, daemon.now_);
+  if (!offer.reply) return false;
+  wire::Message request = discover;
+  request.options.set_u8(wire::option::kMessageType, static_cast<std::uint8_t>(wire::MessageType::Request));
+  request.options.set_ipv4(wire::option::kServerId, Ipv4(198, 19, 0, 1));
+  request.options.set_ipv4(wire::option::kRequestedAddress, offer.reply->message.yiaddr);
+  const auto ack = daemon.engine().handle(request, ingress, daemon.now_);
+  return ack.reply && ack.reply->message.type() == wire::MessageType::Ack;
+}
+
+// A whole-table command takes one piece per turn of the event loop; requests are served in
+// between, and each lease is shown as it was when its piece was read.
+TEST(TableScan, RequestsAreServedBetweenThePiecesOfAWholeTableCommand) {
+  FakeDaemon daemon(kLargePool);
+  const auto expected = fill(daemon);
+  // The record in the first table position (read in the first piece) and one in the last piece.
+  std::optional<lease::Lease> early, late;
+  daemon.engine().for_each_lease_in(0, 1, [&](const lease::Lease& lease) { early = lease; });
+  daemon.engine().for_each_lease_in(kRecords - 1, kRecords, [&](const lease::Lease& lease) { late = lease; });
+  ASSERT_TRUE(early && late && early->state == lease::LeaseState::Released && late->state == lease::LeaseState::Bound);
+
+  std::optional<Json> answer;
+  daemon.commands().handle_body(R"({"command": "lease4-get-all"})", [&](const Answer& response) { answer = response.parsed(); });
+  ASSERT_FALSE(answer) << "a whole-table command answered in one turn";
+  ASSERT_EQ(daemon.deferred.size(), 1u);  // the first piece, waiting its turn
+  daemon.run_deferred([&, ran = 0]() mutable { return ran++ == 1; });  // one piece
+  ASSERT_FALSE(answer);
+
+  // Between pieces: a client gets a lease, an operator revokes the lease read last (its piece
+  // not read yet) and changes the one read first (read already).
+  EXPECT_TRUE(dora(daemon, 1));
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": ")" + late->address.to_string() + "\"}}")["result"],
+            kSuccess);
+  ASSERT_FALSE(answer);
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-add", "arguments": {"ip-address": ")" + early->address.to_string() +
+                       R"(", "hw-address": "02:09:00:00:00:02"}})")["result"], kSuccess);
+
+  std::size_t turns = 1;
+  while (!answer && !daemon.deferred.empty()) turns += daemon.run_deferred([&, ran = 0]() mutable { return ran++ == 1; });
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(turns, 4u + 1u);  // four pieces, then the worker's answer
+  const auto& leases = (*answer)["arguments"]["leases"];
+  const auto listed = addresses_of(leases);
+  ASSERT_TRUE(std::is_sorted(listed.begin(), listed.end()));
+  EXPECT_EQ(std::set<Ipv4>(listed.begin(), listed.end()).size(), listed.size());  // each address once
+  for (const Ipv4 address : expected) EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), address)) << address.to_string();
+  for (const auto& lease : leases) {
+    if (lease["ip-address"] == early->address.to_string()) {
+      EXPECT_EQ(lease["lease-state"], "released");  // as its piece read it, before lease4-add
+    }
+    if (lease["ip-address"] == late->address.to_string()) {
+      EXPECT_EQ(lease["lease-state"], "released");  // read after lease4-del
+    }
+  }
+}
+
+}  // namespace
+}  // namespace landlord::control
