@@ -19,6 +19,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "landlord/server/clock.hpp"
 #include "landlord/server/view_sync.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
 
@@ -85,7 +86,9 @@ int main(int argc, char** argv) {
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);
   std::map<std::uint32_t, Clock::time_point> seen;  // on the loop's thread only
+  const server::Clock lease_clock;
   server::ViewSync sync{io, std::move(*feed), std::move(*cursor), interval,
+                        [&lease_clock] { return lease_clock.now(); },
                         server::ViewSync::Handlers{
                             .changes =
                                 [&](std::vector<lease::Lease> records) {

@@ -48,7 +48,7 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   if (const auto* classes = top.find("classes")) config.classes = detail::read_classes(reader, *classes, config.lease);
 
   if (const auto* subnets = top.find("subnets")) {
-    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.classes, config.server});
+    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.classes, config.server, config.peers});
   } else {
     reader.error(start, "missing required key 'subnets'");
   }

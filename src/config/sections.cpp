@@ -290,6 +290,13 @@ StoreSection read_store(Reader& reader, const Field* field) {
       } else if (interval) {
         store.sync_interval = *interval;
       }
+    } else if (entry.name == "max-clock-skew") {
+      const auto skew = reader.parsed(entry, parse_duration);
+      if (skew && (*skew < std::chrono::milliseconds{10} || *skew > std::chrono::minutes{10})) {
+        reader.error(entry.mark(), "'max-clock-skew' must be between 10ms and 10m");
+      } else if (skew) {
+        store.max_clock_skew = *skew;
+      }
     } else if (entry.name == "path") {
       const auto path = reader.scalar(entry);
       if (path && path->empty()) {

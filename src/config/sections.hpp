@@ -83,6 +83,7 @@ struct SubnetDefaults {
   const ScopeOptions& options;
   const std::vector<ClientClass>& classes;
   const ServerSection& server;
+  const PeersSection& peers;
 };
 // Every subnet with its own checks, then the checks across subnets (overlaps, relays).
 std::vector<Subnet> read_subnets(Reader& reader, const Field& field, const SubnetDefaults& defaults);

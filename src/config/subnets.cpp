@@ -157,6 +157,7 @@ class SubnetsReader {
     if (const auto* interfaces = section.find("interfaces")) read_interfaces(*interfaces, index);
     if (const auto* reservations = section.find("reservations")) read_reservations(*reservations, index);
     if (const auto* ping = section.find("offer-ping")) read_offer_ping(*ping, index);
+    if (const auto* primary = section.find("primary")) read_primary(*primary, index);
     if (const auto* admission = section.find("admission")) subnet.admission = read_admission(reader_, *admission);
 
     ScopeOptions own;
@@ -260,6 +261,18 @@ class SubnetsReader {
       pool_addresses_ += size;
       if (pool->adaptive) adaptive_.push_back({*pool, pool->mark, index});
     }
+  }
+
+  void read_primary(const Field& field, std::size_t index) {
+    const auto address = reader_.address(field);
+    if (!address) return;
+    const auto& servers = defaults_.peers.servers;
+    if (std::find(servers.begin(), servers.end(), *address) == servers.end()) {
+      reader_.error(field.mark(), "'primary' " + address->to_string() + " is not one of 'peers.servers'" +
+                                      (servers.empty() ? " (there is no 'peers' section)" : ""));
+      return;
+    }
+    subnets_[index].primary = *address;
   }
 
   void read_offer_ping(const Field& field, std::size_t index) {

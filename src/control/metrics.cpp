@@ -270,6 +270,15 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.single("landlord_dropped_view_stale_total", "counter",
              "Requests not answered while the view of a shared store was not current.",
              static_cast<double>(counters.dropped_view_stale));
+  out.single("landlord_store_clock_offset_seconds", "gauge",
+             "This server's clock minus the shared store's, at the last reading (0 without one).",
+             counters.clock_offset_seconds);
+  out.single("landlord_store_clock_agrees", "gauge",
+             "1 while this server's clock is within store.max-clock-skew of the shared store's.",
+             counters.clock_agrees ? 1 : 0);
+  out.single("landlord_dropped_clock_skew_total", "counter",
+             "Requests not answered while this server's clock disagreed with the shared store's.",
+             static_cast<double>(counters.dropped_clock_skew));
   out.single("landlord_store_backlog_records", "gauge", "Records waiting for a failing store.",
              static_cast<double>(counters.commit_backlog));
   out.single("landlord_store_commits_total", "counter", "Store transactions (one fsync each).",

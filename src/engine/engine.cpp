@@ -26,6 +26,7 @@
 #include "landlord/engine/engine.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "adaptive_lease.hpp"
 #include "landlord/engine/load_balance.hpp"
@@ -78,6 +79,9 @@ struct Engine::State {
   RenewalCopies renewal_copies;  // a relay's copies of unicast renewals (renewal_copies.hpp)
   std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
   DiscoverWaits discover_waits;  // how long clients left to a peer have been trying
+  // A shared store: the addresses whose token another server holds (its last bound write, or
+  // its new token: lease.hpp `writer`). A bound record of ours for one takes the next token.
+  std::unordered_set<std::uint32_t> tokens_elsewhere;
 
   explicit State(const config::Config& initial) : config(initial) { rebuild_allocator(); }
 
@@ -85,6 +89,7 @@ struct Engine::State {
 
   void put(Lease record) {
     const Ipv4 address = record.address;
+    note_writer(record);
     const auto before = table.availability(address);
     table.put(std::move(record));
     allocator.move(address, before, table.availability(address));
@@ -248,9 +253,10 @@ struct Engine::State {
       return allocator.pick(view.id());
     }
     const std::uint64_t member_of = classes_of(message);
-    return allocator.pick_where(view.id(), [&](Ipv4 pool_first) {
-      return pool_serves(pool_scope(view, pool_first), member_of);
-    });
+    const auto serves = [&](Ipv4 pool_first) { return pool_serves(pool_scope(view, pool_first), member_of); };
+    // Peers: each from its own segment of the pools the client's classes may use, as above.
+    if (share) return allocator.pick_share_where(view.id(), {share->index, share->count}, serves);
+    return allocator.pick_where(view.id(), serves);
   }
 
   // Step 3: a requested address that is not allocated. Another client's ended lease (its
@@ -369,12 +375,35 @@ struct Engine::State {
 
   // ---- fencing: the one place tokens are computed
 
+  // Whose the address's token is after `record` goes in, as the store decides it: the row's
+  // writer, which a record from the store names (observe, restore); a record of our own makes
+  // the token ours when it is bound or raises the token (the store's rule, postgres_schema.hpp).
+  void note_writer(const Lease& record) {
+    const std::uint32_t address = record.address.to_uint();
+    if (!record.writer.is_zero()) {
+      if (config.server.server_id && record.writer == *config.server.server_id) {
+        tokens_elsewhere.erase(address);
+      } else {
+        tokens_elsewhere.insert(address);
+      }
+      return;
+    }
+    if (tokens_elsewhere.empty() || !tokens_elsewhere.contains(address)) return;
+    const auto previous = table.facts(record.address, record.client);
+    if (record.state == LeaseState::Bound || previous == std::nullopt ||
+        record.fencing_token > previous->fencing_token) {
+      tokens_elsewhere.erase(address);
+    }
+  }
+
   // The token of a record for `address` naming `client`: the address's last lease's, plus one
-  // when that lease named someone else (a first holder gets 1). So every written record passes
-  // the store's rule: a higher token, or the same token from the same client.
-  static lease::FencingToken token_after(const std::optional<Facts>& previous) {
+  // when that lease named someone else (a first holder gets 1) or its token is another
+  // server's. So every written record passes the store's rule: a higher token, or the same
+  // token from the same client (and, bound, the same server).
+  lease::FencingToken token_after(const std::optional<Facts>& previous) const {
     if (previous == std::nullopt) return 1;
-    return previous->of_client ? previous->fencing_token : previous->fencing_token + 1;
+    const bool ours = previous->of_client && !tokens_elsewhere.contains(previous->address.to_uint());
+    return ours ? previous->fencing_token : previous->fencing_token + 1;
   }
   lease::FencingToken token_for(Ipv4 address, const ClientKey& client) const {
     return token_after(last_lease(address, client));
@@ -419,8 +448,13 @@ struct Engine::State {
                                           : current);
     // A rebind at T2 is a change of serving server (the client's own did not answer its
     // renewals): a new grant epoch. Whatever the server it left still writes with the old token
-    // is then refused by the token alone, its late renewals included.
-    if (extension == lease::Extension::Rebinding && own_lease) ++lease.fencing_token;
+    // is then refused by the token alone, its late renewals included. The new token is the
+    // held one plus one whoever takes it (already so when the token was another server's):
+    // two servers taking the lease over at once write the same token, and the store lets
+    // exactly one of them have it.
+    if (extension == lease::Extension::Rebinding && own_lease && lease.fencing_token == current->fencing_token) {
+      ++lease.fencing_token;
+    }
     put(lease);
     switch (kind) {
       case EventKind::Renew:
@@ -466,13 +500,22 @@ struct Engine::State {
 
   // ---- message handlers
 
+  // peers: whether this server answers the DISCOVER by the subnet's primary (when it has one)
+  // or by the client's RFC 3074 bucket, or because its `secs` says it has waited long enough.
+  bool answers_here(const SubnetView& view, const wire::Message& message) const {
+    const auto& primary = view.subnet->primary;
+    if (!primary) return answers_discover(message, *share, config.peers.answer_all_after);
+    return *primary == config.peers.servers[share->index] ||
+           std::chrono::seconds{message.secs} >= config.peers.answer_all_after;
+  }
+
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                    TimePoint now) {
     ++counters.discovers;
     const ClientKey client = message.client_key();
     // Neither our bucket nor `secs` past answer-all-after: maybe a client that leaves secs at 0
     // and has been trying that long as far as we saw.
-    if (share && !answers_discover(message, *share, config.peers.answer_all_after) &&
+    if (share && !answers_here(view, message) &&
         discover_waits.trying_for(client, now) < config.peers.answer_all_after) {
       ++counters.left_to_peers;
       return ignore("DISCOVER in a peer's hash buckets (peers.servers)");
@@ -916,9 +959,7 @@ struct Engine::State {
     lease.rebind_time = rebind;
     // An update changes what the operator gave; the classes the client was granted under stay.
     if (update) lease.classes = table.find(address)->classes;
-    const auto previous = last_lease(address, client);
-    lease.fencing_token = previous == std::nullopt ? 0 : previous->fencing_token;
-    if (previous == std::nullopt || !previous->of_client) ++lease.fencing_token;
+    lease.fencing_token = token_for(address, client);
     put(lease);
     return Outcome{std::nullopt, {lease},
                    {EventKind::Admin, address, update ? "updated by operator" : "added by operator"}};
@@ -969,6 +1010,7 @@ struct Engine::State {
         if (known->granted_at > record.granted_at) return false;  // our extension, not yet stored
         if (known->state == record.state && known->granted_at == record.granted_at &&
             known->lease_time == record.lease_time) {
+          note_writer(record);  // which server's the token is may still be news
           return false;  // what we already believe (our own write, read back)
         }
       }

@@ -171,6 +171,11 @@ std::optional<Ipv4> Allocator::pick_where(std::uint32_t subnet_id,
 }
 
 std::optional<Ipv4> Allocator::pick_share(std::uint32_t subnet_id, Share share) const {
+  return pick_share_where(subnet_id, share, nullptr);
+}
+
+std::optional<Ipv4> Allocator::pick_share_where(
+    std::uint32_t subnet_id, Share share, const std::function<bool(Ipv4 pool_first)>& allowed) const {
   LANDLORD_ASSERT(share.count > 0 && share.index < share.count);
   const auto subnet = subnets_.find(subnet_id);
   if (subnet == subnets_.end()) return std::nullopt;
@@ -180,6 +185,7 @@ std::optional<Ipv4> Allocator::pick_share(std::uint32_t subnet_id, Share share) 
   };
   for (const std::size_t index : subnet->second.pools) {
     const Pool& pool = pools_[index];
+    if (allowed && !allowed(pool.first)) continue;
     const std::uint64_t size = pool.clean.capacity();
     const auto found = pool.clean.lowest_from(segment_start(size, share.index));
     if (found && *found < segment_start(size, share.index + 1)) return Ipv4{pool.first.to_uint() + *found};
@@ -188,14 +194,14 @@ std::optional<Ipv4> Allocator::pick_share(std::uint32_t subnet_id, Share share) 
   for (const auto& [ended_at, address] : subnet->second.affinity) {
     if (++scanned > kShareAffinityScan) break;
     const Pool* pool = pool_of(Ipv4{address});
-    if (pool == nullptr) continue;
+    if (pool == nullptr || (allowed && !allowed(pool->first))) continue;
     const std::uint64_t offset = address - pool->first.to_uint();
     const std::uint64_t size = pool->clean.capacity();
     if (offset >= segment_start(size, share.index) && offset < segment_start(size, share.index + 1)) {
       return Ipv4{address};
     }
   }
-  return pick(subnet_id);
+  return allowed ? pick_where(subnet_id, allowed) : pick(subnet_id);
 }
 
 Allocator::Usage Allocator::usage(std::uint32_t subnet_id) const {

@@ -196,6 +196,10 @@ class Server final : public control::Daemon {
       ++dropped_view_stale_;
       return;
     }
+    if (!clock_agrees_) {  // our lease ends would not be the other servers'
+      ++dropped_clock_skew_;
+      return;
+    }
     if (datagram.truncated) {
       ++oversized_;
       malformed_log_.log(spdlog::level::warn, "dropped an oversized datagram from {}",
@@ -542,7 +546,9 @@ class Server final : public control::Daemon {
   }
 
   void reclaim() {
-    if (draining_) return;
+    // A clock off the shared store's would end leases the other servers still count as bound;
+    // clock_read() reclaims once the clocks agree again.
+    if (draining_ || !clock_agrees_) return;
     std::vector<lease::Lease> records = engine_.reclaim(clock_.now(), kReclaimBatchMax);
     const bool more = records.size() >= kReclaimBatchMax;
     if (!records.empty()) {
@@ -707,6 +713,10 @@ class Server final : public control::Daemon {
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
     counters.dropped_view_stale = dropped_view_stale_;
+    counters.clock_agrees = clock_agrees_;
+    counters.clock_offset_seconds =
+        clock_offset_ ? std::chrono::duration<double>(*clock_offset_).count() : 0.0;
+    counters.dropped_clock_skew = dropped_clock_skew_;
     std::copy(std::begin(admission_.counters().refused), std::end(admission_.counters().refused),
               counters.admission_refused.begin());
     counters.chaddr_mismatch = chaddr_mismatch_;
@@ -743,6 +753,34 @@ class Server final : public control::Daemon {
       view_log_.log(spdlog::level::warn, "shared store still unreachable: {}", error.message);
     }
     view_current_ = false;
+  }
+  // This server's clock against the shared store's (view_sync.hpp). Beyond store.max-clock-skew
+  // the lease ends it writes and the expiries it computes are not the other servers': it
+  // answers nobody and ends no lease until the clocks agree again (docs/lease-store.md, "Clocks").
+  void clock_read(store::PostgresLeaseStore::ClockReading reading) {
+    const bool first = !clock_offset_;
+    clock_offset_ = reading.offset;
+    const Duration skew = reading.offset < Duration{0} ? -reading.offset : reading.offset;
+    const bool agrees = skew <= config_.store.max_clock_skew;
+    const std::string side = reading.offset < Duration{0} ? "behind" : "ahead of";
+    if (first && agrees) {
+      spdlog::info("this server's clock is {} ms {} the shared store's (round trip {} ms; "
+                   "store.max-clock-skew {})",
+                   skew.count(), side, reading.round_trip.count(),
+                   config::format_duration(config_.store.max_clock_skew));
+    }
+    if (agrees == clock_agrees_) return;
+    clock_agrees_ = agrees;
+    if (!agrees) {
+      spdlog::error("this server's clock is {} ms {} the shared store's, more than "
+                    "store.max-clock-skew {}: not answering requests nor ending leases until "
+                    "the clocks agree (check NTP on this host and the database's)",
+                    skew.count(), side, config::format_duration(config_.store.max_clock_skew));
+    } else {
+      spdlog::info("this server's clock agrees with the shared store's again ({} ms {}): answering again",
+                   skew.count(), side);
+      reclaim();
+    }
   }
   void view_recovered() {
     view_current_ = true;
@@ -888,6 +926,9 @@ class Server final : public control::Daemon {
       send_log_, view_log_;
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
+  bool clock_agrees_ = true;               // within store.max-clock-skew of the shared store
+  std::optional<Duration> clock_offset_;   // the last reading (local minus the database's)
+  std::uint64_t dropped_clock_skew_ = 0;
   engine::Admission admission_;
   std::optional<FrameSources> frames_;  // when a subnet verifies chaddr or limits per source, and CAP_NET_RAW allows
   std::uint64_t chaddr_mismatch_ = 0, discover_shed_ = 0, frames_unseen_ = 0;
@@ -916,7 +957,7 @@ int run(config::Config config, const ServerOptions& options) {
     return 1;
   }
   spdlog::info("{}", *dropped);
-  auto opened = store::open_store(config.store);
+  auto opened = store::open_store(config.store, config.server.server_id);
   if (!opened) {
     spdlog::critical("cannot open the lease store: {}", opened.error().message);
     return 1;
@@ -929,7 +970,7 @@ int run(config::Config config, const ServerOptions& options) {
   std::unique_ptr<store::PostgresLeaseStore> feed;
   store::ChangeCursor feed_start;
   if (config.store.type == config::StoreSection::Type::Postgresql) {
-    auto opened_feed = store::PostgresLeaseStore::open({.url = config.store.url});
+    auto opened_feed = store::PostgresLeaseStore::open({.url = config.store.url, .writer = config.server.server_id});
     auto cursor = opened_feed ? (*opened_feed)->now()
                               : Expected<store::ChangeCursor, store::StoreError>(
                                     unexpected(opened_feed.error()));
@@ -975,10 +1016,12 @@ int run(config::Config config, const ServerOptions& options) {
                  config::format_duration(sync_interval));
     view_sync = std::make_unique<ViewSync>(
         io, std::move(feed), std::move(feed_start), sync_interval,
+        [&server] { return static_cast<const control::Daemon&>(server).now(); },  // its clock
         ViewSync::Handlers{
             .changes = [&server](std::vector<lease::Lease> records) { server.learn(std::move(records)); },
             .failed = [&server](const store::StoreError& error) { server.view_failed(error); },
             .recovered = [&server] { server.view_recovered(); },
+            .clock = [&server](store::PostgresLeaseStore::ClockReading reading) { server.clock_read(reading); },
         });
   }
   io.run();

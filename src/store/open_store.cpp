@@ -7,7 +7,8 @@
 
 namespace landlord::store {
 
-Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section) {
+Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section,
+                                                           std::optional<Ipv4> writer) {
   switch (section.type) {
     case config::StoreSection::Type::Memory:
       return std::unique_ptr<LeaseStore>(std::make_unique<MemoryLeaseStore>());
@@ -17,7 +18,7 @@ Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::Store
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }
     case config::StoreSection::Type::Postgresql: {
-      auto opened = PostgresLeaseStore::open(PostgresOptions{.url = section.url});
+      auto opened = PostgresLeaseStore::open(PostgresOptions{.url = section.url, .writer = writer});
       if (!opened) return unexpected(opened.error());
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }

@@ -59,6 +59,8 @@ Expected<void, StoreError> prepare_statements(PGconn* connection, std::string_vi
   return {};
 }
 
+constexpr int kWriterColumn = 15;  // after decode_record's 15 columns (LANDLORD_POSTGRES_COLUMNS)
+
 // Decodes row `row` of `result`, its columns starting at `first`.
 std::optional<std::string> decode_row(const PGresult* result, int row, int first,
                                       lease::Lease& record) {
@@ -73,7 +75,13 @@ std::optional<std::string> decode_row(const PGresult* result, int row, int first
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     return error == std::errc{} && end == digits.data() + digits.size() ? value : -1;
   };
-  return detail::decode_record(record, text, integer);
+  if (auto bad = detail::decode_record(record, text, integer)) return bad;
+  // The writer's server-id: NULL (written before schema 3, or by a server without one) is none.
+  if (PQgetisnull(result, row, first + kWriterColumn) != 0) return std::nullopt;
+  const auto writer = Ipv4::parse(text(kWriterColumn));
+  if (!writer) return "writer";
+  record.writer = *writer;
+  return std::nullopt;
 }
 
 StoreError bad_row(std::string_view name, const PGresult* result, int row, int first,
@@ -152,6 +160,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
   if (PQsendQueryParams(connection, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 0) {
     return send_failed("starting a transaction");
   }
+  const std::string writer = options_.writer ? options_.writer->to_string() : std::string();
   for (const auto& record : batch) {
     const std::string address = record.address.to_string();
     const std::string hardware = to_colon_hex(record.hardware.bytes());
@@ -166,7 +175,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     const std::string rebind_time = std::to_string(record.rebind_time.count());
     const std::string state{detail::state_text(record.state)};
     const std::string extension{detail::extension_text(record.last_extension)};
-    const std::array<const char*, 15> values{
+    const std::array<const char*, 16> values{
         address.c_str(),
         state.c_str(),
         hardware.c_str(),
@@ -182,6 +191,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
         extension.c_str(),
         client_key.c_str(),
         record.classes.empty() ? nullptr : record.classes.c_str(),
+        writer.empty() ? nullptr : writer.c_str(),  // this server's, whatever the record says
     };
     // libpq copies the parameters into its output buffer: the strings may go after this call.
     if (PQsendQueryPrepared(connection, kUpsert, static_cast<int>(values.size()), values.data(),
@@ -293,6 +303,31 @@ Expected<ChangeCursor, StoreError> PostgresLeaseStore::now() {
     return unexpected(result.error());
   }
   return ChangeCursor{PQgetvalue(result->get(), 0, 0), connection_->connects};
+}
+
+Expected<PostgresLeaseStore::ClockReading, StoreError> PostgresLeaseStore::clock_offset(
+    const std::function<TimePoint()>& local_now) {
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  const TimePoint sent = local_now();
+  auto result = detail::execute(connection_->handle.get(), name_, detail::kPostgresClockSql, {},
+                                PGRES_TUPLES_OK, "reading the database's clock",
+                                deadline_after(options_.timeout));
+  const TimePoint received = local_now();
+  if (!result) {
+    connection_->handle.reset();
+    return unexpected(result.error());
+  }
+  const std::string_view digits = PQgetvalue(result->get(), 0, 0);
+  std::int64_t database_ms = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), database_ms);
+  if (error != std::errc{} || end != digits.data() + digits.size()) {
+    return unexpected(StoreError{StoreError::Kind::Corrupt, "lease store " + name_ +
+                                                                ": the database's clock reads '" +
+                                                                std::string(digits) + "'"});
+  }
+  const Duration round_trip = received - sent;
+  const TimePoint middle = sent + round_trip / 2;
+  return ClockReading{middle - time_from_unix_ms(database_ms), round_trip};
 }
 
 Expected<Changes, StoreError> PostgresLeaseStore::reload() {

@@ -10,7 +10,7 @@ namespace landlord::store::detail {
 namespace {
 
 // kMigrations[i] takes the schema from version i to i + 1. Append, never edit a released step.
-constexpr std::array<const char*, 2> kMigrations{
+constexpr std::array<const char*, 3> kMigrations{
     // 0 -> 1: the leases table, one row per address, and the change marker of each row.
     R"sql(
 CREATE TABLE leases (
@@ -36,6 +36,9 @@ CREATE INDEX leases_changed_xid ON leases (changed_xid);
 )sql",
     // 1 -> 2: the client classes a lease was granted under, comma-separated (issue #10).
     "ALTER TABLE leases ADD COLUMN classes text",
+    // 2 -> 3: the server-id of the server that wrote the row: a token is one server's (#14).
+    // Rows from before it have none, and any server may continue them.
+    "ALTER TABLE leases ADD COLUMN writer inet",
 };
 static_assert(kMigrations.size() == PostgresLeaseStore::kSchemaVersion);
 

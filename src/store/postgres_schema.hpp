@@ -19,14 +19,19 @@ Expected<void, StoreError> ensure_postgres_schema(PGconn* connection, std::strin
 // the writer entitled to it (docs/lease-store.md, "Arbitration"):
 //  - a newer token, or the same token from the same client and not older than the row (an
 //    extension, release or expiry of the same grant; an older one is a paused server's);
+//  - a bound record with the same token only from the server whose token it is (`writer`: the
+//    server-id of the last bound or token-raising write; a row or a server without one is
+//    anybody's): so two servers taking one lease over at once (both write the next token)
+//    have exactly one winner, and a server extending another's lease takes a new token. An
+//    expiry or release with the same token leaves the token its server's;
 //  - and never over another client's bound lease that is still running when this record starts.
 // `changed_xid` marks the row for the other servers' change feeds.
 inline constexpr const char* kPostgresUpsertSql =
     "INSERT INTO leases AS stored (address, state, hwaddr, client_id, hostname, fencing_token,"
     " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms,"
-    " last_extension, client_key, classes)"
+    " last_extension, client_key, classes, writer)"
     " VALUES ($1::inet, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::smallint, $9::bigint,"
-    " $10::bigint, $11::bigint, $12::bigint, $13, $14, $15)"
+    " $10::bigint, $11::bigint, $12::bigint, $13, $14, $15, $16::inet)"
     " ON CONFLICT (address) DO UPDATE SET state = excluded.state, hwaddr = excluded.hwaddr,"
     " client_id = excluded.client_id, hostname = excluded.hostname,"
     " fencing_token = excluded.fencing_token, subnet_id = excluded.subnet_id,"
@@ -34,11 +39,15 @@ inline constexpr const char* kPostgresUpsertSql =
     " lease_time_ms = excluded.lease_time_ms, renew_time_ms = excluded.renew_time_ms,"
     " rebind_time_ms = excluded.rebind_time_ms, last_extension = excluded.last_extension,"
     " client_key = excluded.client_key, classes = excluded.classes,"
+    " writer = CASE WHEN excluded.state = 'bound' OR excluded.fencing_token > stored.fencing_token"
+    "   THEN excluded.writer ELSE stored.writer END,"
     " changed_xid = pg_current_xact_id()"
     " WHERE (excluded.fencing_token > stored.fencing_token"
     "   OR (excluded.fencing_token = stored.fencing_token"
     "       AND excluded.client_key = stored.client_key"
-    "       AND excluded.granted_at_ms >= stored.granted_at_ms))"
+    "       AND excluded.granted_at_ms >= stored.granted_at_ms"
+    "       AND (excluded.state <> 'bound' OR stored.writer IS NULL OR excluded.writer IS NULL"
+    "         OR excluded.writer = stored.writer)))"
     " AND (stored.state <> 'bound' OR excluded.client_key = stored.client_key"
     "   OR stored.granted_at_ms + stored.lease_time_ms <= excluded.granted_at_ms)";
 
@@ -46,7 +55,7 @@ inline constexpr const char* kPostgresUpsertSql =
 #define LANDLORD_POSTGRES_COLUMNS                                                            \
   "host(address), state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms,"   \
   " lease_time_ms, renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key,"  \
-  " classes"
+  " classes, host(writer)"
 
 inline constexpr const char* kPostgresSelectAllSql =
     "SELECT " LANDLORD_POSTGRES_COLUMNS " FROM leases ORDER BY address";
@@ -61,5 +70,9 @@ inline constexpr const char* kPostgresChangesSql =
     " AND NOT pg_visible_in_snapshot(leases.changed_xid, $1::pg_snapshot)";
 
 inline constexpr const char* kPostgresNowSql = "SELECT pg_current_snapshot()::text";
+
+// The database server's clock now (not the transaction's start), in Unix milliseconds.
+inline constexpr const char* kPostgresClockSql =
+    "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
 }  // namespace landlord::store::detail

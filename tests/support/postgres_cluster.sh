@@ -10,6 +10,8 @@
 #                                   (synchronous_standby_names = '*', set on the primary only)
 #   postgres_cluster.sh promote DIR the replica in DIR becomes a primary (pg_ctl promote)
 # Connect with: postgresql:///landlord?host=DIR&user=landlord
+# LANDLORD_PG_CLOCK_OFFSET=+30s (start): the cluster's clock runs that far off the host's
+# (libfaketime preloaded into the server only), for tests of servers whose clocks disagree.
 # initdb refuses to run as root, so as root the cluster runs as `nobody`.
 set -euo pipefail
 action=${1:?start or stop}
@@ -21,7 +23,13 @@ as_owner() {
 }
 
 start_server() {  # the cluster in $dir/data, its socket in $dir
-  if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+  local preload=()
+  if [[ -n ${LANDLORD_PG_CLOCK_OFFSET:-} ]]; then
+    local faketime=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+    [[ -f $faketime ]] || { echo "postgres_cluster: no $faketime (tools/install-deps: faketime)" >&2; exit 1; }
+    preload=(env LD_PRELOAD="$faketime" FAKETIME="$LANDLORD_PG_CLOCK_OFFSET" FAKETIME_DONT_RESET=1)
+  fi
+  if ! as_owner "${preload[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
       -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=60" \
       start >/dev/null; then
     cat "$dir/server.log" >&2

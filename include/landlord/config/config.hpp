@@ -158,6 +158,9 @@ struct Subnet {
   std::vector<std::string> interfaces;  // optional: interfaces whose directly attached clients use it
   std::vector<AdaptivePool> adaptive_pools;  // the pools of `pools` with an adaptive lease time
   std::optional<Duration> offer_ping;        // ICMP echo wait before an OFFER; none: no check
+  // peers: the server-id that answers this subnet's new clients instead of the RFC 3074 split
+  // (the others only once a client has tried for peers.answer_all_after); none: the split.
+  std::optional<Ipv4> primary;
   Admission admission;                       // pool starvation defences
 };
 
@@ -187,6 +190,9 @@ struct StoreSection {
   std::string url;  // postgresql: the libpq connection URI (required for that type only)
   // postgresql: how often each server polls the shared store for the others' changes.
   Duration sync_interval = std::chrono::milliseconds{100};
+  // postgresql: the most this server's clock may differ from the database's (checked at start and
+  // every kClockCheckInterval); above it the server answers nobody until they agree again.
+  Duration max_clock_skew = std::chrono::seconds{1};
   std::uint32_t batch_max = 256;                       // leases per group commit at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
 };

@@ -18,7 +18,8 @@ inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-i
                                                "authoritative", "user",
                                                "discover-max-wait", "classless-default-route"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
-                                              "sync-interval", "batch-max", "batch-wait"};
+                                              "sync-interval", "batch-max", "batch-wait",
+                                              "max-clock-skew"};
 inline constexpr std::string_view kLease[] = {"time", "renew", "rebind", "offer-hold",
                                               "decline-hold", "min", "max"};
 // An `options:` map takes any name of the option catalogue (config/option_catalogue.hpp, checked
@@ -33,7 +34,7 @@ inline constexpr std::string_view kCustomOption[] = {"code", "text", "ip",  "ips
                                                      "u8",   "u16",  "u32", "hex"};
 inline constexpr std::string_view kSubnet[] = {"subnet",  "pools",        "relays",     "options",
                                                "lease",   "reservations", "interfaces", "offer-ping",
-                                               "admission"};
+                                               "admission", "primary"};
 inline constexpr std::string_view kAdmission[] = {
     "verify-chaddr",  "client-rate",    "client-burst",      "relay-rate",
     "relay-burst",    "circuit-rate",   "circuit-burst",     "circuit-leases",

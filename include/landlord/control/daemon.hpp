@@ -40,6 +40,12 @@ struct DaemonCounters {
   std::uint64_t view_sync_failures = 0;
   std::uint64_t view_records_learned = 0;
   std::uint64_t dropped_view_stale = 0;  // requests not answered while the view was not current
+  // A shared store: this server's clock minus the database's at the last reading (0: none yet, or
+  // a store of its own), whether that is within store.max-clock-skew, and requests not answered
+  // while it was not.
+  double clock_offset_seconds = 0;
+  bool clock_agrees = true;
+  std::uint64_t dropped_clock_skew = 0;
   // Pool starvation defences (engine/admission.hpp): requests refused a new address, by
   // engine::Refusal; direct requests whose chaddr was not their frame's source; DISCOVERs shed
   // for waiting too long; direct broadcasts whose frame was not seen (chaddr unchecked).

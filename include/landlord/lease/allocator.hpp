@@ -80,6 +80,10 @@ class Allocator {
   // oldest), then whatever pick() gives. So peers allocating from one store do not offer the
   // same address at the same moment while their segments last.
   std::optional<Ipv4> pick_share(std::uint32_t subnet_id, Share share) const;
+  // The same among the pools `allowed` accepts (pools kept for some client classes): each
+  // peer takes from its own segment of every pool a class may use, then pick_where().
+  std::optional<Ipv4> pick_share_where(std::uint32_t subnet_id, Share share,
+                                       const std::function<bool(Ipv4 pool_first)>& allowed) const;
   static constexpr std::size_t kShareAffinityScan = 64;
 
   struct Usage {

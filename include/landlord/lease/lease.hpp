@@ -47,6 +47,11 @@ struct Lease {
   Duration renew_time{0};      // T1 as sent (option 58)
   Duration rebind_time{0};     // T2 as sent (option 59)
   FencingToken fencing_token = 0;
+  // The server-id of the server that wrote the record, as a shared store (PostgreSQL) reports
+  // it; 0.0.0.0 when unknown (other stores, a server without a server-id, the engine's own
+  // records). A token is one writer's: the store refuses a bound record with an equal token
+  // from another server, so a server extending a lease another wrote takes the next token.
+  Ipv4 writer;
 
   TimePoint expires_at() const { return granted_at + lease_time; }
   Phase phase(TimePoint now) const {

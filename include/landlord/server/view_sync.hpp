@@ -5,6 +5,8 @@
 // one post per poll that found changes. A failed poll is reported (and retried every interval;
 // the store reconnects); the first poll that works again returns every row changed since the
 // last good one, which is the reload of the view. docs/lease-store.md, "Several servers".
+// On the same thread and connection it reads the database's clock against this server's, at
+// the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks").
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -27,11 +29,16 @@ class ViewSync {
     std::function<void(const store::StoreError&)> failed;
     // On the loop: a poll worked after failures; `changes` had every row missed meanwhile.
     std::function<void()> recovered;
+    // On the loop: this server's clock against the database's (local minus database).
+    std::function<void(store::PostgresLeaseStore::ClockReading)> clock;
   };
+  static constexpr Duration kClockCheckInterval = std::chrono::seconds{10};
 
   // Polls `feed` (a connection of its own) from `start` on; the thread starts here.
+  // `local_now` is this server's clock (server::Clock), read on the thread.
   ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
-           store::ChangeCursor start, Duration interval, Handlers handlers);
+           store::ChangeCursor start, Duration interval, std::function<TimePoint()> local_now,
+           Handlers handlers);
   ~ViewSync();  // stop()
   ViewSync(const ViewSync&) = delete;
   ViewSync& operator=(const ViewSync&) = delete;
@@ -41,11 +48,13 @@ class ViewSync {
 
  private:
   void run();
+  void check_clock();
 
   boost::asio::io_context& io_;
   std::unique_ptr<store::PostgresLeaseStore> feed_;
   store::ChangeCursor cursor_;
   const Duration interval_;
+  std::function<TimePoint()> local_now_;
   Handlers handlers_;
   std::mutex mutex_;
   std::condition_variable wake_;

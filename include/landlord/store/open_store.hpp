@@ -2,6 +2,7 @@
 // Chooses a backend from the configuration's `store:` section. Only the plain config struct is
 // used here: the store never sees YAML.
 #include <memory>
+#include <optional>
 
 #include "landlord/config/config.hpp"
 #include "landlord/store/commit_queue.hpp"
@@ -9,7 +10,10 @@
 
 namespace landlord::store {
 
-Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section);
+// `writer`: the server-id a shared store (PostgreSQL) writes with every row (PostgresOptions);
+// none for tools that write as no server (imports).
+Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section,
+                                                           std::optional<Ipv4> writer = std::nullopt);
 
 // The store for messages, without secrets: the file, or "postgresql database D on HOST".
 std::string describe_store(const config::StoreSection& section);

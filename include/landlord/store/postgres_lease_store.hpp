@@ -4,7 +4,9 @@
 // a conditional write the database arbitrates, so two servers racing for one address cannot
 // both win, and a paused server's stale write is refused. Schema and SQL: docs/lease-store.md.
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ struct PostgresOptions {
   // Longest a commit (or a load, or a poll) waits for the database; past it the connection is
   // dropped and the call fails: a timed-out commit is never acknowledged.
   std::chrono::milliseconds timeout{5000};
+  // This server's server-id, written with every row (`writer`): the store accepts a bound record
+  // with the row's own token only from the row's writer. None: rows written without one, which
+  // any server may continue (a server without a server-id is not fenced from an equal token).
+  std::optional<Ipv4> writer = std::nullopt;
 };
 
 // Where a change feed stands: a PostgreSQL snapshot (pg_snapshot text, "xmin:xmax:xip,...").
@@ -60,11 +66,21 @@ class PostgresLeaseStore final : public LeaseStore {
   Expected<ChangeCursor, StoreError> now();
   Expected<Changes, StoreError> changes_since(const ChangeCursor& cursor);
 
+  // How far `local_now` (this server's clock) is from the database server's clock: local minus
+  // database (positive: this server is ahead), read at the middle of one round trip, which
+  // bounds the error (`round_trip` / 2). Servers sharing a store write absolute lease ends, so
+  // their clocks must agree (docs/lease-store.md, "Clocks").
+  struct ClockReading {
+    Duration offset{0};
+    Duration round_trip{0};
+  };
+  Expected<ClockReading, StoreError> clock_offset(const std::function<TimePoint()>& local_now);
+
   // Connections made after the first (reconnects), for logs and tests.
   std::uint64_t reconnects() const;
   const std::string& name() const { return name_; }  // the URL without a password
 
-  static constexpr int kSchemaVersion = 2;  // 2: classes
+  static constexpr int kSchemaVersion = 3;  // 2: classes; 3: writer
 
  private:
   struct Connection;

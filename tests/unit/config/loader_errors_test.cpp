@@ -39,7 +39,7 @@ subnets:
 )",
      {"t.yaml:1:1: unknown key 'leese'; did you mean 'lease'?",
       "t.yaml:4:5: unknown key 'pool'; did you mean 'pools'?",
-      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping, admission"}},
+      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping, admission, primary"}},
     {"WrongTypesSayWhatWasExpected",
      R"(server: [lab0]
 store: {type: [sqlite]}
@@ -81,6 +81,11 @@ subnets: [{subnet: 198.18.0.0/24}]
 )",
      {"t.yaml:1:8: store type postgresql needs 'url' (a libpq connection URI)",
       "t.yaml:1:42: 'sync-interval' must be between 10ms and 10s"}},
+    {"PostgresqlClockSkewLimitIsBounded",
+     R"(store: {type: postgresql, url: "postgresql:///landlord", max-clock-skew: 1h}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:74: 'max-clock-skew' must be between 10ms and 10m"}},
     {"PeersNeedTheServersIdAndASharedStore",
      R"(peers: {servers: [198.18.0.1, 198.18.0.2, 198.18.0.1], answer-all-after: 1500ms}
 subnets: [{subnet: 198.18.0.0/24}]
@@ -97,6 +102,17 @@ subnets: [{subnet: 198.18.0.0/24}]
 )",
      {"t.yaml:3:8: 'peers.servers' does not list this server's server-id 198.18.0.3",
       "t.yaml:3:18: 'servers' lists one server; peers need at least two"}},
+    {"ASubnetsPrimaryMustBeAPeer",
+     R"(server: {server-id: 198.18.0.1}
+store: {type: postgresql, url: "postgresql:///landlord"}
+peers: {servers: [198.18.0.1, 198.18.0.2]}
+subnets: [{subnet: 198.18.0.0/24, primary: 198.18.0.3}]
+)",
+     {"t.yaml:4:44: 'primary' 198.18.0.3 is not one of 'peers.servers'"}},
+    {"ASubnetsPrimaryNeedsPeers",
+     R"(subnets: [{subnet: 198.18.0.0/24, primary: 198.18.0.1}]
+)",
+     {"t.yaml:1:44: 'primary' 198.18.0.1 is not one of 'peers.servers' (there is no 'peers' section)"}},
     {"PoolsMustStayInsideTheirSubnet",
      R"(subnets:
   - subnet: 198.18.0.0/24

@@ -415,7 +415,9 @@ store:
   type: postgresql
   url: "postgresql:///landlord?host=/run/postgresql"
   sync-interval: 250ms
+  max-clock-skew: 250ms
 )");
+  EXPECT_EQ(config.store.max_clock_skew, 250ms);
   EXPECT_EQ(config.store.type, StoreSection::Type::Postgresql);
   EXPECT_EQ(config.store.url, "postgresql:///landlord?host=/run/postgresql");
   EXPECT_EQ(config.store.sync_interval, 250ms);
@@ -435,6 +437,18 @@ peers:
   EXPECT_EQ(config.peers.answer_all_after, 5s);
   EXPECT_TRUE(config.peers.enabled());
   EXPECT_FALSE(load_ok("subnets: [{subnet: 198.18.0.0/24}]\n").peers.enabled());
+}
+
+TEST(Loader, ReadsASubnetsPrimaryPeer) {
+  const Config config = load_ok(R"(server: {server-id: 198.18.0.2}
+store: {type: postgresql, url: "postgresql:///landlord"}
+peers: {servers: [198.18.0.1, 198.18.0.2]}
+subnets:
+  - {subnet: 198.18.0.0/24, primary: 198.18.0.1}
+  - {subnet: 198.18.1.0/24}
+)");
+  EXPECT_EQ(config.subnets[0].primary, (Ipv4{198, 18, 0, 1}));
+  EXPECT_EQ(config.subnets[1].primary, std::nullopt);
 }
 
 TEST(Loader, AnEmptyControlSectionTurnsTheSocketOn) {

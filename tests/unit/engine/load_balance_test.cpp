@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine_harness.hpp"
+#include "landlord/config/loader.hpp"
 
 namespace landlord::engine::testing {
 namespace {
@@ -158,6 +159,51 @@ TEST(Peers, TheFirstSeenTimesAreBounded) {
   EXPECT_EQ(reply_type(first.send(late)), MessageType::Offer);
 }
 
+// Peers whose subnets all name the second server their primary.
+config::Config with_primary(Ipv4 own) {
+  config::Config config = peer_config(own);
+  for (auto& subnet : config.subnets) subnet.primary = kOtherServer;
+  return config;
+}
+
+// A subnet with a configured primary: its new clients are the primary's whatever their bucket;
+// the other peer answers them only once they have tried for answer-all-after.
+TEST(Peers, ASubnetsPrimaryAnswersAllItsNewClients) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{with_primary(kServerAddress)};
+  Harness second{with_primary(kOtherServer)};
+  EXPECT_EQ(reply_type(first.discover(ours)), std::nullopt);  // ours by hash, not by subnet
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  EXPECT_EQ(reply_type(second.discover(ours)), MessageType::Offer);
+  EXPECT_EQ(reply_type(second.discover(theirs)), MessageType::Offer);
+  auto waited = client_message(MessageType::Discover, ours);
+  waited.secs = 3;  // the primary may be down
+  EXPECT_EQ(reply_type(first.send(waited)), MessageType::Offer);
+}
+
+// The primary decides only who OFFERs to new clients: the other server still takes over a
+// client of the primary's at T2 (its REBINDING broadcast), and a client left to the primary that
+// never sets `secs` is answered once it has tried for answer-all-after.
+TEST(Peers, TheOtherServerStillTakesOverARebindingClientOfThePrimarys) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness primary{with_primary(kOtherServer)};
+  Harness other{with_primary(kServerAddress)};
+  const Outcome offer = primary.discover(ours);
+  ASSERT_EQ(reply_type(offer), MessageType::Offer);
+  const Ipv4 address = offer.reply->message.yiaddr;
+  const Outcome ack = primary.select(ours, address, kOtherServer);
+  ASSERT_EQ(reply_type(ack), MessageType::Ack);
+  for (const auto& record : ack.mutations) other.engine.observe(record);  // its change feed
+  other.now += 53min;  // past T2 of the 1 h lease: the primary did not answer the renewals
+  const Outcome taken_over = other.rebind(ours, address);
+  ASSERT_EQ(reply_type(taken_over), MessageType::Ack);
+  EXPECT_EQ(taken_over.reply->message.yiaddr, address);
+  EXPECT_EQ(other.engine.counters().rebinds, 1u);
+  EXPECT_EQ(reply_type(other.discover(theirs)), std::nullopt);  // new clients: still the primary's
+  other.now += 3s;
+  EXPECT_EQ(reply_type(other.discover(theirs)), MessageType::Offer);  // tried for answer-all-after
+}
+
 TEST(Peers, EachServerAllocatesFromItsOwnSegmentOfThePool) {
   const auto [ours, theirs] = one_client_of_each_peer();
   Harness first{peer_config(kServerAddress)};
@@ -198,6 +244,85 @@ TEST(Peers, ARenewalOrRebindIsAnsweredWhateverTheBucket) {
   EXPECT_EQ(reply_type(first.rebind(theirs, address)), MessageType::Ack);
   (void)ours;
 }
+
+namespace class_pools {
+
+// Two pools on the local link, each kept for one client class: BIOS clients (option 93 = 0)
+// and UEFI clients (option 93 = 7).
+config::Config peer_with_class_pool(Ipv4 own) {
+  const std::string yaml = R"(
+server: {interfaces: [veth-local], server-id: )" + own.to_string() + R"(}
+store: {type: postgresql, url: "postgresql:///landlord"}
+peers: {servers: [198.18.0.1, 198.18.0.2]}
+classes:
+  - {name: bios, match: {client-architecture: 0}}
+  - {name: uefi, match: {client-architecture: 7}}
+subnets:
+  - subnet: 198.18.0.0/24
+    interfaces: [veth-local]
+    pools:
+      - {range: 198.18.0.100-198.18.0.139, classes: [bios]}
+      - {range: 198.18.0.140-198.18.0.179, classes: [uefi]}
+)";
+  auto loaded = config::load_string(yaml, "t.yaml");
+  if (!loaded) {
+    ADD_FAILURE() << config::format_errors(loaded.error());
+    return make_config();
+  }
+  return std::move(*loaded);
+}
+
+wire::Message discover_from(std::uint8_t client, std::uint8_t architecture) {
+  auto message = client_message(MessageType::Discover, client);
+  message.options.set(93, std::vector<std::uint8_t>{0, architecture});
+  return message;
+}
+wire::Message uefi_discover(std::uint8_t client) { return discover_from(client, 7); }
+
+// Clients of a class only one pool serves: exactly one peer (the client's bucket) answers, and
+// each peer offers from its own half of that pool, so two peers never offer one address at
+// once. The same for the other class's pool.
+TEST(Peers, ClassRestrictedPoolsAreSplitBetweenPeersToo) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_with_class_pool(kServerAddress)};
+  Harness second{peer_with_class_pool(kOtherServer)};
+  // UEFI clients: one peer each.
+  EXPECT_EQ(reply_type(second.send(uefi_discover(ours))), std::nullopt);
+  EXPECT_EQ(reply_type(first.send(uefi_discover(theirs))), std::nullopt);
+  const Outcome first_offer = first.send(uefi_discover(ours));
+  const Outcome second_offer = second.send(uefi_discover(theirs));
+  ASSERT_EQ(reply_type(first_offer), MessageType::Offer);
+  ASSERT_EQ(reply_type(second_offer), MessageType::Offer);
+  // The UEFI pool .140-.179: the first peer's half starts at .140, the second's at .160.
+  EXPECT_EQ(first_offer.reply->message.yiaddr, (Ipv4{198, 18, 0, 140}));
+  EXPECT_EQ(second_offer.reply->message.yiaddr, (Ipv4{198, 18, 0, 160}));
+  // BIOS clients: the other pool .100-.139, halves at .100 and .120.
+  const Outcome first_plain = first.send(discover_from(ours, 0));
+  const Outcome second_plain = second.send(discover_from(theirs, 0));
+  ASSERT_EQ(reply_type(first_plain), MessageType::Offer);
+  ASSERT_EQ(reply_type(second_plain), MessageType::Offer);
+  EXPECT_EQ(first_plain.reply->message.yiaddr, (Ipv4{198, 18, 0, 100}));
+  EXPECT_EQ(second_plain.reply->message.yiaddr, (Ipv4{198, 18, 0, 120}));
+}
+
+// Once a peer's half of the class pool is used up it takes from the rest of that pool (the
+// store arbitrates then), never from a pool the client's classes may not use.
+TEST(Peers, APeerWhoseHalfOfAClassPoolIsUsedUpTakesFromTheRestOfThatPool) {
+  Harness first{peer_with_class_pool(kServerAddress)};
+  std::vector<Ipv4> offered;
+  for (int client = 1; offered.size() < 21 && client < 256; ++client) {
+    const auto message = uefi_discover(static_cast<std::uint8_t>(client));
+    if (*client_bucket(message) % 2 != 0) continue;  // the second peer's
+    const Outcome offer = first.send(message);
+    ASSERT_EQ(reply_type(offer), MessageType::Offer);
+    offered.push_back(offer.reply->message.yiaddr);
+  }
+  ASSERT_EQ(offered.size(), 21u);
+  for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(offered[i], (Ipv4{198, 18, 0, static_cast<std::uint8_t>(140 + i)}));
+  EXPECT_EQ(offered[20], (Ipv4{198, 18, 0, 160})) << "the rest of the UEFI pool, not the other pool";
+}
+
+}  // namespace class_pools
 
 }  // namespace
 }  // namespace landlord::engine::testing

@@ -145,16 +145,72 @@ TEST_F(PostgresLeaseStoreTest, VersionOneIsMigratedAndKeepsItsLeases) {
   record.classes.clear();
   EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
   store.reset();
-  database_.sql("ALTER TABLE leases DROP COLUMN classes; UPDATE landlord_schema SET version = 1");
+  database_.sql("ALTER TABLE leases DROP COLUMN classes, DROP COLUMN writer;"
+                " UPDATE landlord_schema SET version = 1");
   store = open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "2");
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"),
+            std::to_string(PostgresLeaseStore::kSchemaVersion));
   auto rows = load_all(*store);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_TRUE(same_lease(record, rows[0]));
   record.classes = "ipxe,lab";
   EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
   EXPECT_EQ(database_.sql("SELECT classes FROM leases"), "ipxe,lab");
+}
+
+TEST_F(PostgresLeaseStoreTest, VersionTwoIsMigratedAndItsRowsAreAnyServersToContinue) {
+  // A database of schema version 2 (before rows named their writer), with a lease in it.
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  const auto record = bound_lease(2, 7);
+  EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
+  store.reset();
+  database_.sql("ALTER TABLE leases DROP COLUMN writer; UPDATE landlord_schema SET version = 2");
+  auto server = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 2}});
+  ASSERT_TRUE(server.has_value()) << server.error().message;
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "3");
+  auto rows = load_all(**server);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(same_lease(record, rows[0]));
+  EXPECT_TRUE(rows[0].writer.is_zero()) << "written before there were writers";
+  // A row without a writer is anybody's: this server may extend it with its token.
+  auto renewed = record;
+  renewed.granted_at += std::chrono::minutes{30};
+  EXPECT_EQ(commit_ok(**server, {renewed}), std::vector{WriteResult::Written});
+  EXPECT_EQ(database_.sql("SELECT host(writer) FROM leases"), "198.18.0.2");
+}
+
+// A token is one server's: a bound record with the token another server wrote is refused (it
+// must take the next token), while the end of the same lease (expiry, release) with that token
+// is accepted and leaves the token its server's.
+TEST_F(PostgresLeaseStoreTest, ABoundRecordWithAnotherServersTokenIsRefused) {
+  auto first = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 1}});
+  auto second = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 2}});
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  const auto granted = bound_lease(3, 4);
+  ASSERT_EQ(commit_ok(**first, {granted}), std::vector{WriteResult::Written});
+  EXPECT_EQ(load_all(**second).at(0).writer, (Ipv4{198, 18, 0, 1}));
+
+  auto extended = granted;
+  extended.granted_at += std::chrono::minutes{10};
+  EXPECT_EQ(commit_ok(**second, {extended}), std::vector{WriteResult::StaleToken});
+  auto renewed = extended;  // the same extension from the token's own server
+  EXPECT_EQ(commit_ok(**first, {renewed}), std::vector{WriteResult::Written});
+
+  auto expired = renewed;
+  expired.state = LeaseState::Expired;
+  EXPECT_EQ(commit_ok(**second, {expired}), std::vector{WriteResult::Written});
+  EXPECT_EQ(database_.sql("SELECT host(writer) FROM leases"), "198.18.0.1");
+
+  auto taken_over = renewed;
+  taken_over.fencing_token = 5;
+  taken_over.granted_at += std::chrono::minutes{5};
+  EXPECT_EQ(commit_ok(**second, {taken_over}), std::vector{WriteResult::Written});
+  EXPECT_EQ(database_.sql("SELECT host(writer) FROM leases"), "198.18.0.2");
+  auto late = taken_over;  // the first server, with the token it now has from the feed
+  late.granted_at += std::chrono::minutes{1};
+  EXPECT_EQ(commit_ok(**first, {late}), std::vector{WriteResult::StaleToken});
 }
 
 TEST_F(PostgresLeaseStoreTest, NewerSchemaIsForeignAndUntouched) {
@@ -177,6 +233,26 @@ TEST_F(PostgresLeaseStoreTest, ForeignLeasesTableIsRefusedAndUntouched) {
       << store.error().message;
   EXPECT_EQ(database_.sql("SELECT id FROM leases"), "7");
   EXPECT_EQ(database_.sql("SELECT to_regclass('landlord_schema') IS NULL"), "t");
+}
+
+// The database and this test share a host and its clock: a local clock moved by an injected
+// offset reads as that offset, within half the round trip (and the milliseconds' rounding).
+TEST_F(PostgresLeaseStoreTest, ClockOffsetIsThisServersClockMinusTheDatabases) {
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  const auto system_now = [] {
+    return time_from_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count());
+  };
+  for (const Duration injected : {Duration{std::chrono::minutes{5}}, Duration{-3000}, Duration{0}}) {
+    auto reading = store->clock_offset([&] { return system_now() + injected; });
+    ASSERT_TRUE(reading.has_value()) << reading.error().message;
+    EXPECT_GE(reading->round_trip.count(), 0);
+    EXPECT_NEAR(static_cast<double>(reading->offset.count()), static_cast<double>(injected.count()),
+                static_cast<double>(reading->round_trip.count()) / 2 + 2)
+        << "injected " << injected.count() << " ms";
+  }
 }
 
 TEST_F(PostgresLeaseStoreTest, UnreachableServerIsAnIoError) {

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Clock agreement on a shared store (issue #14): landlord on a PostgreSQL cluster whose clock runs
+# 30 s ahead of the host's (libfaketime preloaded into the cluster only:
+# tests/support/postgres_cluster.sh, LANDLORD_PG_CLOCK_OFFSET). With the default
+# store.max-clock-skew (1 s) landlord must log the disagreement, show it in /metrics
+# (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0) and answer no
+# client at all; restarted with max-clock-skew: 1m on the same cluster, it serves them all.
+# No namespaces: landlord on 127.0.0.1, landlord-sim as a relay agent (198.18.0.0/16 clients).
+# Usage: clock_skew.sh path/to/landlord path/to/landlord-sim
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/veth_pair.sh"
+LANDLORD=${1:?usage: clock_skew.sh landlord landlord-sim}
+SIM=${2:?usage: clock_skew.sh landlord landlord-sim}
+CLUSTER="$here/../support/postgres_cluster.sh"
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
+command -v curl >/dev/null || { echo "SKIP: no curl (tools/install-deps)"; exit 77; }
+[[ -x /usr/lib/postgresql/15/bin/initdb ]] || { echo "SKIP: no PostgreSQL 15"; exit 77; }
+[[ -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]] ||
+  { echo "SKIP: no libfaketime (tools/install-deps: faketime)"; exit 77; }
+
+veth_pair_prepare clock_skew llck  # WORK, the cleanup trap; no namespace is made
+chmod 755 "$WORK"
+DATABASE="/tmp/llck-$$"
+cleanup() {
+  veth_pair_cleanup
+  "$CLUSTER" stop "$DATABASE" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*"; tail -n 30 "$WORK/landlord.log"; KEEP_WORK=1; exit 1; }
+
+LANDLORD_PG_CLOCK_OFFSET=+30s "$CLUSTER" start "$DATABASE" || fail "cannot start the cluster"
+ahead=$(( $(psql -X -At "host=$DATABASE user=landlord dbname=landlord" \
+  -c "select extract(epoch from clock_timestamp())::bigint") - $(date +%s) ))
+echo "the cluster's clock is ${ahead} s ahead of the host's"
+((ahead >= 28 && ahead <= 32)) || fail "libfaketime did not move the cluster's clock (${ahead} s)"
+
+SERVER_PORT=$((20000 + $$ % 20000))
+while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
+  SERVER_PORT=$((SERVER_PORT + 2))
+done
+RELAY_PORT=$((SERVER_PORT + 1))
+# start_landlord SKEW_LINE: landlord on the cluster, its store section ending with SKEW_LINE.
+start_landlord() {
+  cat >"$WORK/landlord.yaml" <<YAML
+server:
+  listen: 127.0.0.1:$SERVER_PORT
+store:
+  type: postgresql
+  url: "host=$DATABASE user=landlord dbname=landlord"
+  $1
+subnets:
+  - subnet: 198.18.0.0/16
+    pools: [198.18.1.0-198.18.1.250]
+    relays: [127.0.0.1]
+control:
+  socket: $WORK/control.sock
+log:
+  level: info
+YAML
+  "$LANDLORD" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  SERVER_PID=$!
+  landlord_ready "" "$SERVER_PORT" 127.0.0.1
+  for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && metrics >/dev/null 2>&1 && break; sleep 0.1; done
+}
+metrics() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" http://landlord/metrics; }
+metric() { metrics | awk -v name="$1" '$1 == name { print $2 }'; }
+# run_clients SEED: 20 clients for 8 s; prints how many got a lease.
+run_clients() {
+  timeout 30 "$SIM" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$RELAY_PORT" \
+    --clients 20 --rate 20 --duration 8s --seed "$1" --retransmit-base 1s \
+    --report "$WORK/report-$1.json" >"$WORK/sim-$1.log" 2>&1 || true
+  jq -r '.leases_acquired' "$WORK/report-$1.json"
+}
+
+# 1. The default limit (1 s): the 30 s disagreement stops landlord from answering.
+start_landlord ""
+sleep 1  # the first clock reading comes with the change feed's first poll
+offset=$(metric landlord_store_clock_offset_seconds)
+agrees=$(metric landlord_store_clock_agrees)
+echo "max-clock-skew 1s: offset ${offset} s, agrees ${agrees}"
+awk -v o="$offset" 'BEGIN { exit !(o < -28 && o > -32) }' || fail "offset ${offset} is not about -30 s"
+[[ $agrees == 0 ]] || fail "landlord_store_clock_agrees is ${agrees} with a 30 s skew"
+grep -q "more than store.max-clock-skew 1s: not answering requests" "$WORK/landlord.log" ||
+  fail "no log line for the skew"
+leased=$(run_clients 31)
+dropped=$(metric landlord_dropped_clock_skew_total)
+echo "clients leased: ${leased}; requests dropped for the skew: ${dropped}"
+[[ $leased == 0 ]] || fail "${leased} clients were served by a server whose clock is 30 s off"
+((dropped > 0)) || fail "landlord_dropped_clock_skew_total is ${dropped}"
+landlord_stop_and_check
+
+# 2. The same cluster, a limit above the skew: every client is served.
+start_landlord "max-clock-skew: 1m"
+sleep 1
+agrees=$(metric landlord_store_clock_agrees)
+[[ $agrees == 1 ]] || fail "landlord_store_clock_agrees is ${agrees} within max-clock-skew 1m"
+leased=$(run_clients 32)
+echo "max-clock-skew 1m: clients leased: ${leased} of 20"
+[[ $leased == 20 ]] || fail "only ${leased} of 20 clients leased within the limit"
+landlord_stop_and_check
+echo "PASS"
