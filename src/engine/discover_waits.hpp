@@ -2,9 +2,11 @@
 // Peers split new clients by hash and let a client whose peer may be down through once its
 // `secs` reaches answer-all-after (load_balance.hpp). A client that always sends secs = 0 would
 // never get through, so the server also remembers when it first saw each client's DISCOVER it
-// left to a peer, and counts the time since. Bounded: at most kCapacity clients remembered; a
-// client silent for kForgetAfter starts over; one that sends a REQUEST (it got an OFFER, from
-// anyone) is forgotten.
+// left to a peer, and counts the time since; the same for an INIT-REBOOT left to the peer that
+// holds the lease (engine.cpp, init_reboot), and a client that gives up rebooting and
+// DISCOVERs goes on counting. Bounded: at most kCapacity clients remembered; a client silent
+// for kForgetAfter starts over; one that sends any other REQUEST (it got an OFFER, from
+// anyone, or holds a lease) is forgotten.
 #include <unordered_map>
 
 #include "landlord/base/client_id.hpp"

@@ -418,7 +418,7 @@ struct Engine::State {
 
   Outcome grant(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                 const ClientKey& client, Ipv4 address, lease::Extension extension, EventKind kind,
-                std::string_view reason, TimePoint now) {
+                std::string_view reason, TimePoint now, bool new_epoch = false) {
     // Granted only inside the subnet's pools (or its reservation), never over another
     // client's offer, lease or decline hold.
     LANDLORD_ASSERT(view.contains(address) && (allocator.in_pool(view.id(), address) ||
@@ -443,9 +443,9 @@ struct Engine::State {
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
     // token_for(), without a second lookup: an offer hold's last lease is the one it covers.
-    lease.fencing_token = token_after(current != std::nullopt && current->state == LeaseState::Offered
-                                          ? last_lease(address, client)
-                                          : current);
+    const std::optional<Facts> previous =
+        current != std::nullopt && current->state == LeaseState::Offered ? last_lease(address, client) : current;
+    lease.fencing_token = token_after(previous);
     // A rebind at T2 is a change of serving server (the client's own did not answer its
     // renewals): a new grant epoch. Whatever the server it left still writes with the old token
     // is then refused by the token alone, its late renewals included. The new token is the
@@ -453,6 +453,12 @@ struct Engine::State {
     // two servers taking the lease over at once write the same token, and the store lets
     // exactly one of them have it.
     if (extension == lease::Extension::Rebinding && own_lease && lease.fencing_token == current->fencing_token) {
+      ++lease.fencing_token;
+    }
+    // The same for peers confirming a rebooted client's lease (init_reboot): whichever answers
+    // writes the client's last token plus one.
+    if (new_epoch && previous != std::nullopt && previous->of_client &&
+        lease.fencing_token == previous->fencing_token) {
       ++lease.fencing_token;
     }
     put(lease);
@@ -551,9 +557,12 @@ struct Engine::State {
                   TimePoint now) {
     ++counters.requests;
     const ClientKey client = message.client_key();
-    if (share) discover_waits.forget(client);  // it was offered an address: no longer waiting
     const auto requested = message.options.get_ipv4(option::kRequestedAddress);
-    switch (classify(message, ingress)) {
+    const RequestState state = classify(message, ingress);
+    // It was offered an address, or holds one: no longer waiting. An INIT-REBOOT is still
+    // waiting for its server (below, init_reboot).
+    if (share && state != RequestState::InitReboot) discover_waits.forget(client);
+    switch (state) {
       case RequestState::Selecting:
         return selecting(view, message, ingress, client, requested, now);
       case RequestState::InitReboot:
@@ -601,8 +610,23 @@ struct Engine::State {
   // it), which is what a non-authoritative server does. An authoritative server is the only
   // one on its links, so like Kea and dhcpd it grants the address when it is free and
   // otherwise NAKs, rather than leave the client retrying until it gives up.
+  //
+  // Peers: the INIT-REBOOT is broadcast and names no server, so it reaches every peer on the
+  // link, and one answer is wanted (RFC 2131 §4.3.2 has each server speak only for what it
+  // knows). It is answered by the server whose token the client's last lease on the address
+  // is (the one that granted it or last took it over: it knows the lease best), or, when this
+  // server knows no lease of the client's there, by the server that would answer its DISCOVER
+  // (the subnet's primary or the client's RFC 3074 bucket). The others answer once the client
+  // has been trying for answer-all-after, as for a DISCOVER: that server may be down. Whoever
+  // confirms the lease writes the held token plus one, as for a rebind at T2, so that a peer
+  // answering late (the holder slow, not dead) writes the same token and the store lets
+  // exactly one of them have it: never two ACKs.
   Outcome init_reboot(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
                       const ClientKey& client, Ipv4 requested, TimePoint now) {
+    if (share && !answers_reboot(view, message, client, requested, now)) {
+      return ignore("INIT-REBOOT left to the peer that holds the lease or owns the client (peers.servers)",
+                    requested);
+    }
     const bool authoritative = config.server.authoritative;
     const auto record = table.facts(requested, client);
     const bool own_record = record != std::nullopt && record->of_client;
@@ -611,7 +635,7 @@ struct Engine::State {
       if (own_record || authoritative) {
         return grant(view, message, ingress, client, requested, lease::Extension::None,
                      EventKind::Grant, own_record ? "confirmed after reboot" : "granted on reboot",
-                     now);
+                     now, /*new_epoch=*/share.has_value());
       }
       if (!known_client) return ignore("INIT-REBOOT for an unknown lease", requested);
       return nak(message, ingress, requested, "requested address is not this client's lease");
@@ -623,6 +647,17 @@ struct Engine::State {
       return nak(message, ingress, requested, "requested address is wrong for the link");
     }
     return nak(message, ingress, requested, "requested address is not available to this client");
+  }
+
+  // Peers: whether this server answers the INIT-REBOOT now (above).
+  bool answers_reboot(const SubnetView& view, const wire::Message& message, const ClientKey& client,
+                      Ipv4 requested, TimePoint now) {
+    const auto last = last_lease(requested, client);
+    const bool ours = last != std::nullopt && last->of_client
+                          ? !tokens_elsewhere.contains(requested.to_uint())
+                          : answers_here(view, message);
+    if (ours || std::chrono::seconds{message.secs} >= config.peers.answer_all_after) return true;
+    return discover_waits.trying_for(client, now) >= config.peers.answer_all_after;
   }
 
   // §4.3.2 RENEWING (unicast, T1) and REBINDING (broadcast, T2): extend the client's lease on

@@ -118,8 +118,14 @@ class PeerTakeover : public ::testing::Test {
   // Both servers answer the same client's REBINDING at the same virtual instant; their commits
   // start together. Returns the winner (exactly one must win).
   Server* race(Server& first, Server& second, std::uint8_t client, Ipv4 address) {
-    engine::Outcome from_first = first.harness.rebind(client, address);
-    engine::Outcome from_second = second.harness.rebind(client, address);
+    return race(first, second, client, address,
+                [](Server& server, std::uint8_t who, Ipv4 at) { return server.harness.rebind(who, at); });
+  }
+  // The same for any request both answer: `answer(server, client, address)` is its outcome.
+  template <typename Answer>
+  Server* race(Server& first, Server& second, std::uint8_t client, Ipv4 address, Answer answer) {
+    engine::Outcome from_first = answer(first, client, address);
+    engine::Outcome from_second = answer(second, client, address);
     EXPECT_EQ(engine::testing::reply_type(from_first), MessageType::Ack);
     EXPECT_EQ(engine::testing::reply_type(from_second), MessageType::Ack);
     const Batch first_batch = first.propose(std::move(from_first));
@@ -261,7 +267,9 @@ TEST_F(PeerTakeover, ExtendingAnotherServersLeaseTakesTheNextToken) {
 
   second.load();
   second.harness.now += 10min;
-  batch = second.propose(second.harness.init_reboot(who, address));
+  // The client's `secs` says it has been trying for answer-all-after: the granting server may be
+  // down, so the peer answers it (engine: Peers.AnInitRebootIsAnsweredByTheServerWhoseTokenTheLeaseIs).
+  batch = second.propose(second.harness.init_reboot(who, address, 3));
   EXPECT_EQ(batch.records.at(0).fencing_token, granted + 1);
   result = second.store->commit(batch.records);
   accepted(second, batch, result);
@@ -275,6 +283,54 @@ TEST_F(PeerTakeover, ExtendingAnotherServersLeaseTakesTheNextToken) {
   const Server::Answer stale = first.committed(batch, result);
   EXPECT_EQ(stale.verdict, Verdict::StaleToken);
   EXPECT_EQ(stale.reply, std::nullopt);
+}
+
+// A client of the first server's reboots; its INIT-REBOOT is broadcast. The first server holds the
+// lease's token and answers at once; the second answers only once the client has been trying for
+// answer-all-after — here the first server was slow, not dead, so both answer the same
+// retransmission. Both write the held token plus one, and the database lets exactly one of
+// them have it: one ACK, never two (before, the holder wrote its own token and the peer the next,
+// and both were accepted when the holder's committed first).
+TEST_F(PeerTakeover, TheHolderAndALatePeerConfirmingOneRebootHaveExactlyOneWinner) {
+  Server first{kServerAddress, database_.url()};
+  Server second{kOtherServer, database_.url()};
+  ASSERT_TRUE(first.store && second.store);
+  std::map<std::uint8_t, lease::FencingToken> granted;
+  for (int client = 0; client < kClients; ++client) {
+    const Batch batch = first.grant(mac_of(client));
+    ASSERT_EQ(batch.records.size(), 1u);
+    const CommitResult result = first.store->commit(batch.records);
+    accepted(first, batch, result);
+    ASSERT_EQ(first.committed(batch, result).reply, MessageType::Ack);
+    granted[mac_of(client)] = batch.records[0].fencing_token;
+  }
+  second.load();  // the second server's view: every row, each naming the first as its writer
+  first.harness.now += 10min;
+  second.harness.now += 10min;
+  int first_wins = 0;
+  std::map<Ipv4, std::pair<std::uint8_t, Ipv4>> winners;  // address: client, winning server
+  for (int client = 0; client < kClients; ++client) {
+    const std::uint8_t who = mac_of(client);
+    const Ipv4 address = first.harness.engine.find(key(who))->address;
+    const engine::Outcome left = second.harness.init_reboot(who, address);
+    EXPECT_EQ(engine::testing::reply_type(left), std::nullopt) << "the peer leaves a fresh reboot to the holder";
+    EXPECT_TRUE(left.mutations.empty());
+    const Server* winner = race(first, second, who, address, [](Server& server, std::uint8_t c, Ipv4 at) {
+      return server.harness.init_reboot(c, at, 3);
+    });
+    first_wins += winner == &first ? 1 : 0;
+    if (winner != nullptr) winners[address] = {who, winner->id};
+  }
+  EXPECT_EQ(winners.size(), static_cast<std::size_t>(kClients));
+  const auto stored = rows();
+  for (const auto& [address, winner] : winners) {
+    const auto row = stored.find(address);
+    ASSERT_NE(row, stored.end());
+    EXPECT_EQ(row->second.client, key(winner.first));
+    EXPECT_EQ(row->second.fencing_token, granted[winner.first] + 1) << "one new epoch";
+    EXPECT_EQ(row->second.writer, winner.second) << "the winner's row";
+  }
+  std::printf("reboot race: the holder won %d of %d\n", first_wins, kClients);
 }
 
 }  // namespace

@@ -155,8 +155,10 @@ class Harness {
     return address;
   }
 
-  Outcome init_reboot(std::uint8_t client, Ipv4 address) {
+  // `secs`: how long the client says it has been trying (RFC 2131 §2).
+  Outcome init_reboot(std::uint8_t client, Ipv4 address, std::uint16_t secs = 0) {
     auto message = client_message(MessageType::Request, client);
+    message.secs = secs;
     message.options.set_ipv4(option::kRequestedAddress, address);
     return send(message);
   }

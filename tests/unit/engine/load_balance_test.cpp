@@ -204,6 +204,102 @@ TEST(Peers, TheOtherServerStillTakesOverARebindingClientOfThePrimarys) {
   EXPECT_EQ(reply_type(other.discover(theirs)), MessageType::Offer);  // tried for answer-all-after
 }
 
+// The lease as the other server's change feed brings it: the row names the server whose token
+// it is (the store writes the writer; the engine's own records leave it to the store).
+void feed(Harness& to, const Outcome& from, Ipv4 writer) {
+  for (lease::Lease record : from.mutations) {
+    record.writer = writer;
+    to.engine.observe(record);
+  }
+}
+
+// No reply, nothing written, and the reason says it is left to a peer.
+bool left_to_peer(const Outcome& outcome) {
+  return !outcome.reply && outcome.mutations.empty() && outcome.event.kind == EventKind::Ignore &&
+         outcome.event.reason.starts_with("INIT-REBOOT left to the peer");
+}
+
+// A broadcast INIT-REBOOT reaches both peers. The server whose token the lease is answers at
+// once and writes the next token; the other leaves it until the client has been
+// trying for answer-all-after by `secs` or as it saw it, then confirms with the same next token:
+// if both answer (the holder slow, not dead), the store takes exactly one of the two writes.
+TEST(Peers, AnInitRebootIsAnsweredByTheServerWhoseTokenTheLeaseIs) {
+  for (const bool primary_configured : {false, true}) {
+    SCOPED_TRACE(primary_configured ? "subnet primary: the other server" : "hash split");
+    const auto [ours, theirs] = one_client_of_each_peer();
+    // The client is the first server's by hash, and the second's when the subnet names the second
+    // its primary: the holder answers either way, not the split owner.
+    Harness holder{primary_configured ? with_primary(kServerAddress) : peer_config(kServerAddress)};
+    Harness other{primary_configured ? with_primary(kOtherServer) : peer_config(kOtherServer)};
+    auto discover = client_message(MessageType::Discover, ours);
+    discover.secs = 10;  // answered by the holder whoever's client it is
+    const Outcome offer = holder.send(discover);
+    ASSERT_EQ(reply_type(offer), MessageType::Offer);
+    const Ipv4 address = offer.reply->message.yiaddr;
+    const Outcome ack = holder.select(ours, address);
+    ASSERT_EQ(reply_type(ack), MessageType::Ack);
+    const lease::FencingToken granted = ack.mutations.at(0).fencing_token;
+    feed(other, ack, kServerAddress);
+    holder.now += 10min;
+    other.now += 10min;
+
+    const Outcome silent = other.init_reboot(ours, address);
+    EXPECT_EQ(reply_type(silent), std::nullopt) << "the lease is the holder's";
+    EXPECT_TRUE(silent.mutations.empty());
+    EXPECT_TRUE(left_to_peer(silent));
+
+    const Outcome confirmed = holder.init_reboot(ours, address);
+    ASSERT_EQ(reply_type(confirmed), MessageType::Ack);
+    EXPECT_EQ(confirmed.reply->message.yiaddr, address);
+    ASSERT_EQ(confirmed.mutations.size(), 1u);
+    EXPECT_EQ(confirmed.mutations[0].fencing_token, granted + 1) << "a new epoch, as a rebind";
+
+    // The holder may be down: the client's `secs` says it has waited answer-all-after.
+    const Outcome late = other.init_reboot(ours, address, 3);
+    ASSERT_EQ(reply_type(late), MessageType::Ack);
+    ASSERT_EQ(late.mutations.size(), 1u);
+    EXPECT_EQ(late.mutations[0].fencing_token, granted + 1) << "the same token as the holder's";
+
+    // Neither does the other server answer the holder's client that leaves `secs` at 0 until it
+    // has seen it retry for answer-all-after.
+    Harness third{peer_config(kOtherServer)};
+    feed(third, ack, kServerAddress);
+    third.now = other.now;
+    EXPECT_TRUE(left_to_peer(third.init_reboot(ours, address)));
+    third.now += 2s;
+    EXPECT_TRUE(left_to_peer(third.init_reboot(ours, address)));
+    third.now += 1s;
+    const Outcome waited = third.init_reboot(ours, address);
+    ASSERT_EQ(reply_type(waited), MessageType::Ack);
+    EXPECT_EQ(waited.mutations.at(0).fencing_token, granted + 1);
+    (void)theirs;
+  }
+}
+
+// An INIT-REBOOT for a lease neither server knows (granted by a server no longer there, lost):
+// answered — granted or NAKed — by the server that answers the client's DISCOVER only; its peer
+// stays silent until answer-all-after. A NAK is one answer too: a peer with a stale view must not
+// NAK a client its holder confirms.
+TEST(Peers, AnInitRebootForAnUnknownLeaseIsAnsweredByTheClientsPeer) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  Harness second{peer_config(kOtherServer)};
+  const Ipv4 free_address{198, 18, 0, 120};
+  EXPECT_TRUE(left_to_peer(second.init_reboot(ours, free_address)));
+  const Outcome granted = first.init_reboot(ours, free_address);
+  ASSERT_EQ(reply_type(granted), MessageType::Ack) << "authoritative: a free address is granted";
+  EXPECT_EQ(granted.mutations.at(0).fencing_token, 1u);
+  const Ipv4 wrong_link{198, 18, 7, 7};
+  EXPECT_TRUE(left_to_peer(first.init_reboot(theirs, wrong_link)));
+  EXPECT_EQ(reply_type(second.init_reboot(theirs, wrong_link)), MessageType::Nak);
+  EXPECT_EQ(reply_type(first.init_reboot(theirs, wrong_link, 3)), MessageType::Nak);
+  // A subnet with a primary: the primary's.
+  Harness primary{with_primary(kOtherServer)};
+  Harness other{with_primary(kServerAddress)};
+  EXPECT_TRUE(left_to_peer(other.init_reboot(ours, free_address)));
+  EXPECT_EQ(reply_type(primary.init_reboot(ours, free_address)), MessageType::Ack);
+}
+
 TEST(Peers, EachServerAllocatesFromItsOwnSegmentOfThePool) {
   const auto [ours, theirs] = one_client_of_each_peer();
   Harness first{peer_config(kServerAddress)};
