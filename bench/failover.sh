@@ -6,7 +6,9 @@
 #   - A's EXISTING clients (they renew with A at T1, unanswered, and rebind at T2 to B):
 #     kill -> B's first and last rebind ACK of them, with 10 s leases (T2 at 8.75 s).
 # Namespaces like tests/integration/lab_postgres_failover.sh (198.18.0.0/24 only), a throwaway
-# PostgreSQL on a UNIX socket; holds /tmp/landlord-netns.lock. Root.
+# PostgreSQL on a UNIX socket; holds /tmp/landlord-netns.lock. Root. Then, side by side, the
+# same measurement of two Kea 2.2 servers with Kea's HA hook in load-balancing mode
+# (bench/failover_kea.sh, ~3.5 min more; BENCH_KEA_HA=0 skips it).
 #   bench/failover.sh [BUILD_DIR]      (default build/release)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -102,3 +104,11 @@ echo "bench/failover.sh: $(basename "$build") build, 2 peers, 10 s leases, answe
 echo "kill -9 A -> B's first ACK to a new client of A's buckets: ${first_new:-none} ms"
 echo "kill -9 A -> B's first / last rebind ACK of A's $(wc -l <"$work/held-by-a.txt") clients: ${first_rebind:-none} / ${last_rebind:-none} ms ($taken_over rebinds ACKed)"
 jq -r '"clients: \(.clients), leases \(.leases_acquired), NAKs \(.naks), expirations \(.expirations), violations \(.violation_count)"' "$work/sim.json"
+
+# Side by side: Kea 2.2's HA hook in load-balancing mode, same lab shape, same clients
+# (bench/failover_kea.sh; BENCH_KEA_HA=0 leaves it out). The lock is still ours.
+if [[ ${BENCH_KEA_HA:-1} == 1 ]]; then
+  cleanup
+  trap - EXIT INT TERM
+  BENCH_NETNS_LOCKED=1 "$repo/bench/failover_kea.sh" "$build"
+fi
