@@ -190,7 +190,7 @@ done <"$WORK/b-after.txt"
 sort -u -o "$WORK/taken-by-b.txt" "$WORK/taken-by-b.txt"
 not_taken=$(comm -23 "$WORK/held-by-a.txt" "$WORK/taken-by-b.txt" | tr '\n' ' ')
 reboots_left_after=$(tail -n +"$((lines_b + 1))" "$WORK/landlord-b.log" | grep -ac "INIT-REBOOT left to the peer" || true)
-note "after the kill: B's first grant to a new client ${first_new:-none} ms after it; A held $held_by_a clients, B rebound $rebinds of them at T2 and granted $confirmed of their addresses again (INIT-REBOOTs), ${first_taken:-none}-${last_taken:-none} ms after the kill; B left $reboots_left_after INIT-REBOOTs before their clients had tried for 3 s"
+note "after the kill: B's first grant to a new client ${first_new:-none} ms after it; A held $held_by_a clients, B ACKed $rebinds rebinds at T2 and $confirmed grants (INIT-REBOOTs) of their addresses, ${first_taken:-none}-${last_taken:-none} ms after the kill; B left $reboots_left_after INIT-REBOOTs before their clients had tried for 3 s"
 [[ -n $first_new ]] || fail "B granted no new client after the primary died"
 ((first_new <= 8000)) || fail "B answered a new client only $first_new ms after the kill (answer-all-after 3 s)"
 [[ -z $not_taken ]] || fail "B did not take over these leases of A's clients: $not_taken"
