@@ -190,7 +190,7 @@ run() {
   line=$(grep -a "to PARTNER-DOWN state" "$work/$name-b/kea.log" | head -n 1 || true)
   [[ -n $line ]] && partner_down=$(($(to_ms "$(cut -d' ' -f1-2 <<<"$line")") - killed_ms))
   local shown
-  shown=$(tr -s ' \n' ' ' <<<"$timers" | sed 's/"//g; s/, *$//')
+  shown=$(tr -s ' \n' ' ' <<<"$timers" | sed 's/"//g; s/, *$//; s/^ *//; s/ *$//')
   echo "kea 2.2 HA load-balancing, $name (${shown:-the defaults: heartbeat-delay 10000, max-response-delay 60000, max-ack-delay 10000, max-unacked-clients 10})"
   echo "  kill -9 A -> B in partner-down: ${partner_down:-never} ms"
   echo "  kill -9 A -> B's first ACK to a new client of A's scope: ${first_new:-none} ms"
