@@ -20,46 +20,22 @@ sim=$build/tools/landlord-sim/landlord-sim
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 ((rate * seconds <= 60000)) || { echo "RATE x SECONDS must fit the 65,024-address pool" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/bench-durability.XXXXXX)
-server_pid=""
-cleanup() {
-  [[ -n $server_pid ]] && { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-port=$((30000 + $$ % 20000))
-while ss -Huln "sport = :$port or sport = :$((port + 1))" | grep -q .; do port=$((port + 2)); done
+source "$repo/bench/loopback_lib.sh"
+loopback_setup durability
 ticks_per_s=$(getconf CLK_TCK)
 declare -A results
 run_one() {  # NAME STORE_YAML ROUND
   local name=$1 dir=$work/$1.$3
   mkdir -p "$dir"
-  cat >"$dir/landlord.yaml" <<YAML
-server:
-  listen: 127.0.0.1:$port
-store:
-$2
-lease:
-  time: 1h
-  offer-hold: 10s
-subnets:
-  - subnet: 198.18.0.0/16
-    pools: [198.18.1.0-198.18.254.255]
-    relays: [127.0.0.1]
-log:
-  level: warn
-YAML
-  "$landlord" --allow-root -c "$dir/landlord.yaml" >"$dir/landlord.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do ss -Huln "sport = :$port" | grep -q . && break; sleep 0.1; done
+  relay_config "$1.$3/landlord" "$2"
+  start_landlord "$1.$3/landlord"
   local start_cpu end_cpu leases cpu_us
-  start_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
+  start_cpu=$(cpu_ticks "${loopback_pids[0]}")
   timeout $((seconds + 60)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
     --clients $((rate * seconds)) --rate "$rate" --duration "$((seconds + 5))s" \
     --seed "$3" --report "$dir/report.json" >"$dir/sim.out" 2>&1 || true
-  end_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
-  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  end_cpu=$(cpu_ticks "${loopback_pids[0]}")
+  stop_landlords
   leases=$(jq '.leases_acquired' "$dir/report.json")
   cpu_us=$(awk -v t=$((end_cpu - start_cpu)) -v hz="$ticks_per_s" -v n="$leases" \
     'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')

@@ -20,56 +20,14 @@ kea=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
 [[ -x $landlord && -x $sim ]] || { echo "no landlord or landlord-sim in $build" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/bench-peers.XXXXXX)
-chmod 755 "$work"
 pgdir=/tmp/llpg-peers-$$
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+source "$repo/bench/loopback_lib.sh"
+loopback_extra_cleanup() { "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true; }
+loopback_setup peers
 "$repo/tests/support/postgres_cluster.sh" start "$pgdir"
 pg_url="postgresql:///landlord?host=$pgdir&user=landlord"
 sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -At "host=$pgdir user=landlord dbname=${2:-landlord}" -c "$1"; }
 
-port=$((30000 + $$ % 20000))
-next_port() { port=$((port + 2)); while ss -Huln "sport = :$port or sport = :$((port + 1))" | grep -q .; do port=$((port + 2)); done; }
-wait_listening() { for _ in $(seq 100); do ss -Huln "sport = :$1" | grep -q . && return 0; sleep 0.1; done; return 1; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
-# landlord_config NAME STORE_YAML [EXTRA_YAML]: a config listening on $port.
-landlord_config() {
-  cat >"$work/$1.yaml" <<YAML
-server:
-  listen: 127.0.0.1:$port
-  server-id: 127.0.0.$((${4:-0} + 1))
-store:
-$2
-lease:
-  time: 1h
-  offer-hold: 10s
-subnets:
-  - subnet: 198.18.0.0/16
-    pools: [198.18.1.0-198.18.254.255]
-    relays: [127.0.0.1]
-${3:-}
-log:
-  level: warn
-YAML
-}
-start_landlord() {  # NAME: started on $port; its PID appended to pids
-  "$landlord" --allow-root -c "$work/$1.yaml" >"$work/$1.log" 2>&1 &
-  pids+=($!)
-  wait_listening "$port" || { cat "$work/$1.log"; echo "$1 did not start" >&2; exit 1; }
-}
-stop_all() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
 closed_loop() {  # REPORT SERVER_PORT SEED: landlord-sim's closed loop against 127.0.0.1:SERVER_PORT
   timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$2" --bind "127.0.0.1:$(($2 + 1))" \
     --closed-loop --rate 200 --step 500ms --step-factor 1.5 --deadline 1s --max-miss 0.025 \
@@ -86,13 +44,13 @@ echo "bench/peers.sh: $(basename "$build") build, ${seconds}s per run, $(nproc) 
 echo "== DORA/s at saturation (closed loop) =="
 run_single() {  # NAME STORE_YAML
   next_port
-  landlord_config "$1" "$2"
+  relay_config "$1" "$2"
   start_landlord "$1"
   local before after
-  before=$(cpu_ticks "${pids[0]}")
+  before=$(cpu_ticks "${loopback_pids[0]}")
   closed_loop "$work/$1.json" "$port" 5
-  after=$(cpu_ticks "${pids[0]}")
-  stop_all
+  after=$(cpu_ticks "${loopback_pids[0]}")
+  stop_landlords
   line "$1" "$(jq .closed_loop.sustainable_dora_per_s "$work/$1.json")" "$(jq .leases_acquired "$work/$1.json")" \
     $((after - before)) "$(jq .violation_count "$work/$1.json")" "(stopped by $(jq -r .closed_loop.stopped_by "$work/$1.json"))"
 }
@@ -108,21 +66,21 @@ fresh_database
 next_port
 first_port=$port
 peers_yaml="peers: {servers: [127.0.0.1, 127.0.0.2], answer-all-after: 0s}"
-landlord_config peer-a "  type: postgresql
-  url: \"$pg_url\"" "$peers_yaml" 0
+relay_config peer-a "  type: postgresql
+  url: \"$pg_url\"" "$peers_yaml" 127.0.0.1
 start_landlord peer-a
 next_port
 second_port=$port
-landlord_config peer-b "  type: postgresql
-  url: \"$pg_url\"" "$peers_yaml" 1
+relay_config peer-b "  type: postgresql
+  url: \"$pg_url\"" "$peers_yaml" 127.0.0.2
 start_landlord peer-b
-before_a=$(cpu_ticks "${pids[0]}") before_b=$(cpu_ticks "${pids[1]}")
+before_a=$(cpu_ticks "${loopback_pids[0]}") before_b=$(cpu_ticks "${loopback_pids[1]}")
 closed_loop "$work/peer-a.json" "$first_port" 5 &
 loop_a=$!
 closed_loop "$work/peer-b.json" "$second_port" 6
 wait "$loop_a" || true
-after_a=$(cpu_ticks "${pids[0]}") after_b=$(cpu_ticks "${pids[1]}")
-stop_all
+after_a=$(cpu_ticks "${loopback_pids[0]}") after_b=$(cpu_ticks "${loopback_pids[1]}")
+stop_landlords
 for side in a b; do
   ticks=$((after_a - before_a))
   [[ $side == b ]] && ticks=$((after_b - before_b))
@@ -153,12 +111,12 @@ if [[ -x $kea ]] && command -v kea-admin >/dev/null; then
 } }
 JSON
   KEA_PIDFILE_DIR=$work KEA_LOCKFILE_DIR=$work "$kea" -c "$work/kea.json" -p "$port" >"$work/kea.out" 2>&1 &
-  pids+=($!)
+  loopback_pids+=($!)
   wait_listening "$port" || { cat "$work/kea.out"; echo "kea-dhcp4 did not start" >&2; exit 1; }
-  before=$(cpu_ticks "${pids[0]}")
+  before=$(cpu_ticks "${loopback_pids[0]}")
   closed_loop "$work/kea.json.report" "$port" 5
-  after=$(cpu_ticks "${pids[0]}")
-  stop_all
+  after=$(cpu_ticks "${loopback_pids[0]}")
+  stop_landlords
   line "kea 2.2 postgresql" "$(jq .closed_loop.sustainable_dora_per_s "$work/kea.json.report")" \
     "$(jq .leases_acquired "$work/kea.json.report")" $((after - before)) \
     "$(jq .violation_count "$work/kea.json.report")" "(stopped by $(jq -r .closed_loop.stopped_by "$work/kea.json.report"))"
@@ -169,11 +127,11 @@ fi
 echo "== REQUEST->ACK at 1,000 new clients/s for ${seconds}s (open loop) =="
 fresh_database
 next_port
-landlord_config latency "  type: postgresql
+relay_config latency "  type: postgresql
   url: \"$pg_url\""
 start_landlord latency
 timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
   --clients $((seconds * 1000)) --rate 1000 --duration "$((seconds + 5))s" --seed 9 \
   --report "$work/latency.json" >/dev/null || true
-stop_all
+stop_landlords
 jq -r '"landlord postgresql          REQUEST->ACK p50 \(.latency_ms.request_ack.p50) ms, p99 \(.latency_ms.request_ack.p99) ms, max \(.latency_ms.request_ack.max) ms over \(.latency_ms.request_ack.count) ACKs; \(.leases_acquired) of \(.clients) clients bound, \(.timeouts) retransmissions, violations \(.violation_count)"' "$work/latency.json"

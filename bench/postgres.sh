@@ -14,52 +14,29 @@ sim=$build/tools/landlord-sim/landlord-sim
 [[ -x $landlord && -x $sim ]] || { echo "no landlord or landlord-sim in $build" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/bench-postgres.XXXXXX)
-chmod 755 "$work"
 pgdir=/tmp/llpg-bench-$$
-server_pid=""
-cleanup() {
-  [[ -n $server_pid ]] && { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-  "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+source "$repo/bench/loopback_lib.sh"
+loopback_extra_cleanup() { "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true; }
+loopback_setup postgres
 "$repo/tests/support/postgres_cluster.sh" start "$pgdir"
 
-port=$((30000 + $$ % 20000))
 run_one() {  # NAME STORE_YAML
-  cat >"$work/$1.yaml" <<YAML
-server:
-  listen: 127.0.0.1:$port
-store:
-$2
-lease:
-  time: 1h
-  offer-hold: 10s
-subnets:
-  - subnet: 198.18.0.0/16
-    pools: [198.18.1.0-198.18.254.255]
-    relays: [127.0.0.1]
-log:
-  level: warn
-YAML
-  "$landlord" --allow-root -c "$work/$1.yaml" >"$work/$1.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do ss -Huln "sport = :$port" | grep -q . && break; sleep 0.1; done
+  relay_config "$1" "$2"
+  start_landlord "$1"
   local start_cpu end_cpu
-  start_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
+  start_cpu=$(cpu_ticks "${loopback_pids[0]}")
   timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
     --closed-loop --rate 200 --step 500ms --step-factor 1.5 --deadline 1s --max-miss 0.025 \
     --duration "${seconds}s" --clients 65000 --seed 5 --report "$work/$1.json" >/dev/null || true
-  end_cpu=$(awk '{print $14 + $15}' "/proc/$server_pid/stat")
-  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  end_cpu=$(cpu_ticks "${loopback_pids[0]}")
+  stop_landlords
   local dora acked
   dora=$(jq '.closed_loop.sustainable_dora_per_s' "$work/$1.json")
   acked=$(jq '.leases_acquired' "$work/$1.json")
   printf '%-12s sustainable %8s DORA/s  (stopped by %s; %s leases ACKed; server CPU %s ticks; violations %s)\n' \
     "$1" "$dora" "$(jq -r .closed_loop.stopped_by "$work/$1.json")" "$acked" \
     $((end_cpu - start_cpu)) "$(jq .violation_count "$work/$1.json")"
-  port=$((port + 2))
+  next_port
 }
 echo "bench/postgres.sh: $(basename "$build") build, ${seconds}s closed loop per server, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 run_one sqlite "  type: sqlite

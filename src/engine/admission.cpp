@@ -21,8 +21,7 @@ void append(std::string& key, std::span<const std::uint8_t> bytes) {
 }
 
 std::string key_of(std::uint32_t subnet_id, char family) {
-  std::string key;
-  key.reserve(24);
+  std::string key;  // no reserve(): most keys fit the string's own buffer, without a heap block
   key.append(reinterpret_cast<const char*>(&subnet_id), sizeof subnet_id);
   key.push_back(family);
   return key;
@@ -237,6 +236,14 @@ std::optional<Refusal> Admission::admit(std::uint32_t subnet_id, const Applicant
   return std::nullopt;
 }
 
+bool Admission::counts(std::uint32_t subnet_id, const Applicant& applicant, bool offer) const {
+  const config::Admission* limits = limits_of(subnet_id);
+  if (limits == nullptr) return false;
+  Wanted wanted = wanted_to_count(*limits, offer);
+  wanted.source = wanted.source && applicant.giaddr.is_zero();  // keys_of: a direct request's only
+  return wanted.any();
+}
+
 void Admission::offered(std::uint32_t subnet_id, const Applicant& applicant, Ipv4 address,
                         const ClientKey& client, TimePoint now) {
   const config::Admission* limits = limits_of(subnet_id);
@@ -317,12 +324,14 @@ Admitted handle_admitted(Engine& engine, Admission& admission, const RequestFact
   const Ipv4 address = outcome.event.address;
   switch (outcome.event.kind) {
     case EventKind::Offer:
-      admission.offered(facts.subnet_id, applicant, address, message.client_key(), now);
+      if (!admission.counts(facts.subnet_id, applicant, true)) break;
+      admission.offered(facts.subnet_id, applicant, address, facts.client, now);
       break;
     case EventKind::Grant:
     case EventKind::Renew:
     case EventKind::Rebind:
-      admission.granted(facts.subnet_id, applicant, address, message.client_key());
+      if (!admission.counts(facts.subnet_id, applicant, false)) break;
+      admission.granted(facts.subnet_id, applicant, address, facts.client);
       break;
     default:
       break;

@@ -476,7 +476,9 @@ struct Engine::State {
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
                    durations, {}, own_reservation(view, message, client, address),
                    config.classes, member_of, config.server.classless_default_route};
-    Outcome outcome{make_reply(message, ingress, spec), {lease}, {kind, address, reason}};
+    std::vector<Lease> mutations;  // not `{lease}`: an initializer list would copy it twice
+    mutations.push_back(std::move(lease));
+    Outcome outcome{make_reply(message, ingress, spec), std::move(mutations), {kind, address, reason}};
     // Should the ACK never leave: no longer than an offer, or the lease the client held.
     outcome.unacknowledged_until = now + view.subnet->lease.offer_hold;
     outcome.held_until = held_until;
@@ -516,9 +518,8 @@ struct Engine::State {
   }
 
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
-                   TimePoint now) {
+                   const ClientKey& client, TimePoint now) {
     ++counters.discovers;
-    const ClientKey client = message.client_key();
     // Neither our bucket nor `secs` past answer-all-after: maybe a client that leaves secs at 0
     // and has been trying that long as far as we saw.
     if (share && !answers_here(view, message) &&
@@ -554,9 +555,8 @@ struct Engine::State {
   }
 
   Outcome request(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
-                  TimePoint now) {
+                  const ClientKey& client, TimePoint now) {
     ++counters.requests;
-    const ClientKey client = message.client_key();
     const auto requested = message.options.get_ipv4(option::kRequestedAddress);
     const RequestState state = classify(message, ingress);
     // It was offered an address, or holds one: no longer waiting. An INIT-REBOOT is still
@@ -799,9 +799,13 @@ struct Engine::State {
     const SubnetView& view = *choice.subnet;
     switch (*type) {
       case MessageType::Discover:
-        return discover(view, message, ingress, now);
-      case MessageType::Request:
-        return request(view, message, ingress, now);
+      case MessageType::Request: {
+        ClientKey built;
+        const ClientKey& client =
+            facts != nullptr && !facts->client.empty() ? facts->client : (built = message.client_key());
+        return *type == MessageType::Discover ? discover(view, message, ingress, client, now)
+                                              : request(view, message, ingress, client, now);
+      }
       case MessageType::Decline:
         return decline(view, message, ingress, now);
       case MessageType::Inform:
@@ -829,9 +833,9 @@ struct Engine::State {
       return {};
     }
     const SubnetChoice choice = topology.select(message, ingress);
-    if (choice.subnet == nullptr) return {0, false, true, choice.reason};
-    const std::uint32_t subnet_id = choice.subnet->id();
-    const ClientKey client = message.client_key();
+    if (choice.subnet == nullptr) return {0, false, true, choice.reason, {}};
+    RequestFacts facts{choice.subnet->id(), false, true, {}, message.client_key()};
+    const ClientKey& client = facts.client;
     const auto holds = [&](Ipv4 address) {  // offered to or bound to this client
       const auto record = table.facts(address, client);
       return record != std::nullopt && record->of_client &&
@@ -839,24 +843,27 @@ struct Engine::State {
     };
     if (*type == MessageType::Discover) {
       const auto own = table.facts(client);
-      const bool holds_one = own != std::nullopt && own->subnet_id == subnet_id &&
-                             (own->state == LeaseState::Offered || own->state == LeaseState::Bound);
-      return {subnet_id, !holds_one, true, {}};
+      facts.new_address = !(own != std::nullopt && own->subnet_id == facts.subnet_id &&
+                            (own->state == LeaseState::Offered || own->state == LeaseState::Bound));
+      return facts;
     }
     const auto requested = message.options.get_ipv4(option::kRequestedAddress);
     switch (classify(message, ingress)) {
       case RequestState::Selecting:
-        if (names_another_server(message, ingress) || !requested) return {subnet_id, false, true, {}};
-        return {subnet_id, !holds(*requested), true, {}};
+        if (names_another_server(message, ingress) || !requested) return facts;
+        facts.new_address = !holds(*requested);
+        return facts;
       case RequestState::InitReboot:
-        return {subnet_id, !holds(*requested), true, {}};
+        facts.new_address = !holds(*requested);
+        return facts;
       case RequestState::Renewing:
       case RequestState::Rebinding:
-        return {subnet_id, !holds(message.ciaddr), true, {}};
+        facts.new_address = !holds(message.ciaddr);
+        return facts;
       case RequestState::Malformed:
         break;
     }
-    return {subnet_id, false, true, {}};
+    return facts;
   }
 
   std::vector<Lease> reclaim(TimePoint now, std::size_t max_records) {

@@ -78,6 +78,10 @@ class Admission {
   void offered(std::uint32_t subnet_id, const Applicant& applicant, Ipv4 address, const ClientKey& client,
                TimePoint now);
   void granted(std::uint32_t subnet_id, const Applicant& applicant, Ipv4 address, const ClientKey& client);
+  // Whether offered() (offer) or granted() would count anything of `applicant` in `subnet_id`:
+  // with the defaults a relayed request counts nothing, and the caller need not build the
+  // client's key.
+  bool counts(std::uint32_t subnet_id, const Applicant& applicant, bool offer) const;
 
   const AdmissionCounters& counters() const { return counters_; }
   std::size_t tracked_keys() const { return buckets_.size() + offers_.size() + leases_.size(); }

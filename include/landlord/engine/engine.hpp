@@ -146,6 +146,9 @@ struct RequestFacts {
   // again.
   bool chosen = false;
   std::string_view no_subnet;
+  // The client's identity (RFC 2131 §4.2), once a subnet is chosen: handle() given these facts
+  // uses it rather than building it from the message again.
+  ClientKey client;
 };
 
 // Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):

@@ -230,6 +230,25 @@ TEST_F(AdmissionTest, NoLimitsMeansEveryRequestPasses) {
   EXPECT_EQ(admission.counters().admitted, 1000u);
 }
 
+TEST_F(AdmissionTest, CountsSaysWhetherOffersAndGrantsAreCountedInASubnet) {
+  // handle_admitted builds the client's key only when counts() says it will be used.
+  const Applicant local = direct(1, kAttackerFrame);
+  const Applicant behind_relay = relayed(1, kRelay);
+  EXPECT_FALSE(make(no_limits()).counts(1, local, true));
+  EXPECT_FALSE(make(no_limits()).counts(1, local, false));
+  const Admission defaults = make(config::Admission{});
+  EXPECT_TRUE(defaults.counts(1, local, true)) << "outstanding offers are capped per source by default";
+  EXPECT_FALSE(defaults.counts(1, behind_relay, true)) << "a relayed request has no source";
+  EXPECT_FALSE(defaults.counts(1, local, false)) << "the defaults cap no lease";
+  config::Admission leases = no_limits();
+  leases.circuit_leases = 2;
+  const Admission capped = make(leases);
+  EXPECT_TRUE(capped.counts(1, behind_relay, true)) << "an OFFER holds its address against the cap";
+  EXPECT_TRUE(capped.counts(1, behind_relay, false));
+  EXPECT_FALSE(capped.counts(0, behind_relay, false)) << "no subnet";
+  EXPECT_FALSE(capped.counts(99, behind_relay, false)) << "unknown subnet";
+}
+
 TEST_F(AdmissionTest, IdleKeysAreForgottenSoRandomAddressesCannotGrowTheTables) {
   config::Admission limits = no_limits();
   limits.client = {10.0, 1};  // a key is idle (full) again 100 ms after its request
