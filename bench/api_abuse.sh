@@ -8,6 +8,8 @@
 # (leases acquired / arrival time) and REQUEST->ACK p50/p99 both ways, and how many API calls
 # were answered. Bounded: each run lasts DURATION seconds (default 20) and everything it
 # started is killed by PID.
+# Also prints how long landlord's loop thread waited for a CPU while runnable (schedstat) and each
+# thread's CPU time; with LOOP_TURNS=1, the loop's turns over the run (bench/loop_turns.sh, perf).
 #   bench/api_abuse.sh [CLIENTS] [RATE] [DURATION] [HAMMERS]   (defaults 30000 2000 20 4)
 # Uses build/release/tools/{landlord,landlord-sim} (LANDLORD= and SIM= override).
 set -euo pipefail
@@ -57,16 +59,28 @@ control:
   socket: $WORK/control.sock"
   for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && break; sleep 0.1; done
   HELPERS=()
+  local turns_pid=""
+  read -r _ delay_before _ </proc/"$SERVER_PID"/schedstat
   if ((abuse)); then
     for i in $(seq "$hammers"); do hammer "$WORK/calls.$i" & HELPERS+=($!); done
     hold_connections & HELPERS+=($!)
+  fi
+  if [[ ${LOOP_TURNS:-0} == 1 ]]; then
+    "$repo/bench/loop_turns.sh" "$SERVER_PID" "$duration" "api_abuse: $name: event loop" >"$WORK/turns" 2>&1 & turns_pid=$!
   fi
   "$sim" --server "127.0.0.1:$SERVER_PORT" --bind "127.0.0.1:$RELAY_PORT" --clients "$clients" \
     --rate "$rate" --duration "${duration}s" --retransmit-base 1s --report "$WORK/$name.json" \
     >"$WORK/$name.out" 2>&1 || true
   for pid in "${HELPERS[@]}"; do wait "$pid" 2>/dev/null || true; done
   HELPERS=()
+  # The loop thread's (the main thread's) time waiting for a CPU while runnable, from schedstat.
+  read -r _ delay_after _ </proc/"$SERVER_PID"/schedstat
+  local threads_cpu
+  threads_cpu=$(for task in /proc/"$SERVER_PID"/task/*; do read -r _ _ _ _ _ _ _ _ _ _ _ _ _ utime stime _ <"$task/stat" 2>/dev/null || true
+                  echo "$(basename "$task") $(((utime + stime) * 10))"; done | sort -n | awk '{ printf "%s%d", (NR > 1 ? " " : ""), $2 }')
   landlord_stop_and_check
+  if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; cat "$WORK/turns"; fi
+  echo "api_abuse: $name: loop thread waited $(((delay_after - delay_before) / 1000000)) ms for a CPU; CPU ms by thread (loop first): $threads_cpu; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   local calls=0
   if ((abuse)); then for i in $(seq "$hammers"); do calls=$((calls + $(cat "$WORK/calls.$i"))); done; fi
   jq -r --arg name "$name" --argjson arrival "$(awk -v c="$clients" -v r="$rate" 'BEGIN { print c / r }')" --argjson calls "$calls" \

@@ -5,7 +5,8 @@
 # no packet can leave it whatever the data says, and is asked only on its control socket.
 # Prints, for each command, the time curl took for the whole answer and its size, landlord's
 # VmRSS before and after and its peak (VmHWM), and how long status-get (answered on the event
-# loop, between the pieces of a scan) took while lease4-get-all was in progress.
+# loop, between the pieces of a scan) took while lease4-get-all, then lease4-wipe of the whole
+# subnet, were in progress, with the event loop's turns meanwhile (bench/loop_turns.sh, if perf).
 #   flock /tmp/landlord-netns.lock bench/api_million.sh [LEASES]   (default 1000000; needs root)
 # Uses build/release/tools/landlord/landlord (LANDLORD= overrides), curl, jq and sqlite3.
 set -euo pipefail
@@ -88,16 +89,30 @@ jq -e '.result == 0' "$WORK/answer" >/dev/null || echo "api_million: lease4-get 
 
 # lease4-get-all, with status-get asked back to back meanwhile: how long the event loop keeps
 # a request waiting while the table is read in pieces and the answer serialised on the worker.
+# With perf, bench/loop_turns.sh also records every turn of the event loop meanwhile.
+status_meanwhile() {  # PID: status-get back to back until PID ends; sets calls and max_ms
+  max_ms=0 calls=0
+  while kill -0 "$1" 2>/dev/null; do
+    ms=$(curl -s --max-time 60 --unix-socket "$WORK/control.sock" -d '{"command":"status-get"}' -o /dev/null -w '%{time_total}' http://landlord/ | awk '{ printf "%d", $1 * 1000 }')
+    calls=$((calls + 1))
+    if ((ms > max_ms)); then max_ms=$ms; fi
+  done
+  return 0
+}
+turns_meanwhile() {  # LABEL PID: loop_turns.sh until PID ends, into $WORK/turns
+  if command -v perf >/dev/null; then "$repo_dir/bench/loop_turns.sh" "$SERVER_PID" 900 "$1" "$2" >"$WORK/turns" 2>&1 & turns_pid=$!
+  else echo "$1: perf missing, turns not recorded" >"$WORK/turns"; turns_pid=""; fi
+}
 ask '{"command":"lease4-get-all"}' >"$WORK/all.json" &
 all_pid=$!
-max_ms=0 calls=0 start_ns=$(date +%s%N)
-while kill -0 "$all_pid" 2>/dev/null; do
-  ms=$(curl -s --max-time 60 --unix-socket "$WORK/control.sock" -d '{"command":"status-get"}' -o /dev/null -w '%{time_total}' http://landlord/ | awk '{ printf "%d", $1 * 1000 }')
-  calls=$((calls + 1)); ((ms > max_ms)) && max_ms=$ms
-done
+turns_meanwhile "api_million: event loop during lease4-get-all" "$all_pid"
+start_ns=$(date +%s%N)
+status_meanwhile "$all_pid"
 wait "$all_pid"
 all_s=$(awk -v a="$start_ns" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; fi
 echo "api_million: lease4-get-all                      $all_s s $(stat -c %s "$WORK/all.json") bytes, $(jq '.arguments.leases | length' "$WORK/all.json") leases; meanwhile $calls status-get answered, slowest $max_ms ms"
+cat "$WORK/turns"
 echo "api_million: after lease4-get-all: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
 rm -f "$WORK/all.json"
 
@@ -109,5 +124,18 @@ while :; do
   from=$(jq -r '.arguments.leases[-1]["ip-address"]' "$WORK/page.json")
 done
 echo "api_million: lease4-get-page, limit 65536: $pages pages, $paged leases in $(awk -v a="$page_start" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s (jq's parsing included)"
+echo "api_million: after paging: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
+
+# lease4-wipe of the million-lease subnet: revoked in pieces, each piece durable before the answer.
+ask '{"command":"lease4-wipe","arguments":{"subnet-id":1,"confirm":true}}' >"$WORK/wipe.json" &
+wipe_pid=$!
+turns_meanwhile "api_million: event loop during lease4-wipe" "$wipe_pid"
+start_ns=$(date +%s%N)
+status_meanwhile "$wipe_pid"
+wait "$wipe_pid"
+wipe_s=$(awk -v a="$start_ns" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; fi
+echo "api_million: lease4-wipe subnet 1                $wipe_s s: $(jq -c '{result, text}' "$WORK/wipe.json"); meanwhile $calls status-get answered, slowest $max_ms ms"
+cat "$WORK/turns"
 echo "api_million: at the end: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
 stop

@@ -101,7 +101,7 @@ Expected<HttpResponse, std::string> http_request(const ClientTarget& target, std
     if (error) return unexpected("cannot send to " + where(target) + ": " + error.message());
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
-    parser.body_limit(256u << 20);  // a whole lease table as JSON
+    parser.body_limit(std::uint64_t{2} << 30);  // a whole lease table as JSON: about 320 bytes a lease
     http::read(socket, buffer, parser, error);
     if (error) return unexpected("no answer from " + where(target) + ": " + error.message());
     return HttpResponse{parser.get().result_int(), std::move(parser.get().body())};

@@ -71,7 +71,10 @@ void Commands::handle(const nlohmann::json& request, Reply reply) {
       return;
     }
     reply = [inner = std::move(reply)](Answer response) {
-      if (!response.text.empty()) return inner(Answer::serialised("[" + response.text + "]"));
+      if (response.stream) {
+        response.stream->wrap("[", "]");
+        return inner(std::move(response));
+      }
       inner(nlohmann::json::array({std::move(response.json)}));
     };
   }

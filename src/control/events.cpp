@@ -16,7 +16,7 @@ std::string format_event(const LeaseEvent& event) {
   line["event"] = event_name(event);
   line["reason"] = event.reason;
   line["time"] = static_cast<double>(unix_ms(event.at)) / 1000.0;
-  return line.dump();
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // a hostname need not be UTF-8
 }
 
 EventHub::SubscriberId EventHub::subscribe(std::function<void()> wake) {

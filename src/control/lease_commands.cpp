@@ -4,6 +4,7 @@
 // (engine::Engine::admin_*) and answered only once the daemon has made its records durable.
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "arguments.hpp"
 #include "handlers.hpp"
@@ -14,6 +15,9 @@ namespace {
 
 constexpr std::uint64_t kMaxSubnetId = 0xffffffffu;
 constexpr std::size_t kReclaimAtOnce = 65536;
+// lease4-wipe's revocations per turn of the event loop: each is a change to the table's indexes
+// and a record for the store, dearer than reading a record, so fewer than a scan's piece.
+constexpr std::size_t kRevokePiece = 1024;
 
 int result_of(engine::AdminRefusal::Kind kind) {
   return kind == engine::AdminRefusal::Kind::NotFound ? kEmpty : kError;
@@ -111,6 +115,71 @@ void grant(Daemon& daemon, const Json& arguments, bool update, Reply reply) {
   commit_then_answer(daemon, std::move(*change), text, std::move(shown), std::move(reply));
 }
 
+// lease4-wipe in progress.
+struct Wipe {
+  std::uint32_t subnet_id = 0;
+  Reply reply;
+  std::vector<Ipv4> addresses;  // found by the scan
+  std::size_t next = 0;         // addresses[next...] not revoked yet
+  std::size_t revoked = 0;      // records handed to the store
+  std::size_t durable = 0;      // ... and written
+  std::size_t committing = 0;   // pieces whose commit has not answered yet
+  bool stopped = false;         // no piece is revoked any more (all done, or the store failed)
+  std::string error;            // the first failure
+};
+
+void answer_wipe(Wipe& wipe) {
+  if (!wipe.stopped || wipe.committing > 0 || !wipe.reply) return;
+  const Reply reply = std::exchange(wipe.reply, nullptr);
+  const std::string subnet = std::to_string(wipe.subnet_id);
+  if (!wipe.error.empty()) {
+    return reply(answer(kError, wipe.error + "; of " + std::to_string(wipe.addresses.size()) + " lease(s) in subnet " +
+                                    subnet + ", " + std::to_string(wipe.durable) + " revoked and durable, " +
+                                    std::to_string(wipe.revoked - wipe.durable) +
+                                    " revoked and waiting for the store, " +
+                                    std::to_string(wipe.addresses.size() - wipe.next) + " left as they were",
+                        {{"deleted", wipe.durable}}));
+  }
+  if (wipe.revoked == 0) return reply(answer(kEmpty, "no leases in subnet " + subnet));
+  reply(answer(kSuccess, "Deleted " + std::to_string(wipe.revoked) + " IPv4 lease(s) from subnet(s) " + subnet,
+               {{"deleted", wipe.revoked}}));
+}
+
+// One piece of lease4-wipe: up to kRevokePiece addresses revoked as they are now, committed; the
+// next piece in a later turn of the event loop.
+void revoke_piece(Daemon& daemon, const std::shared_ptr<Wipe>& wipe) {
+  if (wipe->error.empty() && !daemon.counters().store_healthy) {
+    wipe->error = "the lease store is not accepting writes";
+  }
+  if (!wipe->error.empty()) {
+    wipe->stopped = true;
+    return answer_wipe(*wipe);
+  }
+  const TimePoint now = daemon.now();
+  engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
+  const std::size_t until = std::min(wipe->addresses.size(), wipe->next + kRevokePiece);
+  for (; wipe->next < until; ++wipe->next) {
+    auto revoked = daemon.engine().admin_revoke(wipe->addresses[wipe->next], now);
+    if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
+  }
+  wipe->stopped = wipe->next == wipe->addresses.size();
+  if (const std::size_t count = change.mutations.size(); count > 0) {
+    wipe->revoked += count;
+    ++wipe->committing;
+    daemon.commit(std::move(change), [wipe, count](Expected<void, std::string> done) {
+      --wipe->committing;
+      if (done) {
+        wipe->durable += count;
+      } else if (wipe->error.empty()) {
+        wipe->error = done.error();
+      }
+      answer_wipe(*wipe);
+    });
+  }
+  if (!wipe->stopped) return daemon.defer([&daemon, wipe] { revoke_piece(daemon, wipe); });
+  answer_wipe(*wipe);
+}
+
 }  // namespace
 
 void lease4_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
@@ -143,7 +212,11 @@ void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Re
   });
 }
 
-// Every bound or declined lease of one subnet revoked, in one commit; needs "confirm": true.
+// Every bound or declined lease of one subnet revoked; needs "confirm": true. The candidates are
+// found by a scan (in pieces between packets), then revoked kRevokePiece at a time, a piece per
+// turn of the event loop, each piece committed as soon as it is made; the answer comes once every
+// piece is durable. A failing store stops it: what was revoked stays revoked (and is written when
+// the store recovers), the rest is left as it was, and the answer says how many of each.
 void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto subnet = args.number("subnet-id", 1, kMaxSubnetId, true);
@@ -157,30 +230,17 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
                                     ": repeat with \"confirm\": true"));
   }
   if (refuse_if_store_down(daemon, reply)) return;
-  // The candidates are found in pieces between packets; each is then revoked as it is now.
-  auto addresses = std::make_shared<std::vector<Ipv4>>();
+  auto wipe = std::make_shared<Wipe>();
+  wipe->subnet_id = static_cast<std::uint32_t>(*subnet);
+  wipe->reply = std::move(reply);
   scanner.scan(
-      [addresses, subnet_id = *subnet](const lease::Lease& lease) {
-        if (lease.subnet_id == subnet_id &&
+      [wipe](const lease::Lease& lease) {
+        if (lease.subnet_id == wipe->subnet_id &&
             (lease.state == lease::LeaseState::Bound || lease.state == lease::LeaseState::Declined)) {
-          addresses->push_back(lease.address);
+          wipe->addresses.push_back(lease.address);
         }
       },
-      [&daemon, addresses, subnet_id = *subnet, reply = std::move(reply)] {
-        if (refuse_if_store_down(daemon, reply)) return;
-        const TimePoint now = daemon.now();
-        engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
-        for (const Ipv4 address : *addresses) {
-          auto revoked = daemon.engine().admin_revoke(address, now);
-          if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
-        }
-        const auto count = change.mutations.size();
-        if (count == 0) return reply(answer(kEmpty, "no leases in subnet " + std::to_string(subnet_id)));
-        commit_then_answer(daemon, std::move(change),
-                           "Deleted " + std::to_string(count) + " IPv4 lease(s) from subnet(s) " +
-                               std::to_string(subnet_id),
-                           {{"deleted", count}}, reply);
-      });
+      [&daemon, wipe] { revoke_piece(daemon, wipe); });
 }
 
 // Expires every lease past its end now rather than at the expiry timer. Records are never

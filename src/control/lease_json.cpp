@@ -1,22 +1,10 @@
 #include "lease_json.hpp"
 
-#include <algorithm>
-
 namespace landlord::control {
 namespace {
 
 std::int64_t seconds(Duration duration) {
   return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-}
-
-std::string_view phase_name(lease::Phase phase) {
-  switch (phase) {
-    case lease::Phase::Bound: return "bound";
-    case lease::Phase::PastT1: return "past-t1";
-    case lease::Phase::PastT2: return "past-t2";
-    case lease::Phase::Expired: return "expired";
-  }
-  return "unknown";
 }
 
 // lease::Lease::classes ("a,b") as a JSON list of names.
@@ -31,6 +19,16 @@ nlohmann::json class_list(std::string_view names) {
 }
 
 }  // namespace
+
+std::string_view phase_name(lease::Phase phase) {
+  switch (phase) {
+    case lease::Phase::Bound: return "bound";
+    case lease::Phase::PastT1: return "past-t1";
+    case lease::Phase::PastT2: return "past-t2";
+    case lease::Phase::Expired: return "expired";
+  }
+  return "unknown";
+}
 
 int kea_state(lease::LeaseState state) {
   switch (state) {
@@ -65,33 +63,6 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
   };
   if (lease.state == lease::LeaseState::Bound) json["phase"] = phase_name(lease.phase(now));
   return json;
-}
-
-void order_by_address(std::vector<lease::Lease>& leases) {
-  std::stable_sort(leases.begin(), leases.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < leases.size(); ++i) {
-    if (kept > 0 && leases[kept - 1].address == leases[i].address) {
-      leases[kept - 1] = std::move(leases[i]);
-    } else {
-      if (kept != i) leases[kept] = std::move(leases[i]);
-      ++kept;
-    }
-  }
-  leases.erase(leases.begin() + static_cast<std::ptrdiff_t>(kept), leases.end());
-}
-
-std::string lease_list_text(int result, const std::string& text, const std::vector<lease::Lease>& leases,
-                            TimePoint now, bool with_count) {
-  std::string out = R"({"arguments":{)";
-  if (with_count) out += R"("count":)" + std::to_string(leases.size()) + ",";
-  out += R"("leases":[)";
-  for (std::size_t i = 0; i < leases.size(); ++i) {
-    if (i > 0) out += ',';
-    out += lease_to_json(leases[i], now).dump();
-  }
-  out += R"(]},"result":)" + std::to_string(result) + R"(,"text":)" + nlohmann::json(text).dump() + "}";
-  return out;
 }
 
 }  // namespace landlord::control

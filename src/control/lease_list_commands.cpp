@@ -1,15 +1,17 @@
 // lease4-get-all and lease4-get-page: whole-table reads. The table is read in pieces between
-// packets (table_scan.hpp), which only filter and copy records; ordering and the JSON text are
-// made on the worker thread (Daemon::offload), so a large answer costs the event loop about
-// one piece per turn. Each lease is as it was when its piece was read; every address appears
-// once, in address order.
+// packets (table_scan.hpp), which only filter and copy records flat (lease_listing.hpp), a batch
+// per piece handed to the worker thread (Daemon::offload); ordering and the JSON text are the
+// worker's, and the text is made a piece at a time as the transport sends it (AnswerStream). So
+// a large answer costs the event loop about one piece per turn and is never one string. Each
+// lease is as it was when its piece was read; every address appears once, in address order.
 #include <algorithm>
-#include <iterator>
+#include <limits>
 #include <memory>
 
 #include "arguments.hpp"
 #include "handlers.hpp"
 #include "lease_json.hpp"
+#include "lease_listing.hpp"
 
 namespace landlord::control::handlers {
 namespace {
@@ -26,21 +28,53 @@ std::optional<lease::LeaseState> parse_state(std::string_view text) {
   return std::nullopt;
 }
 
-using Leases = std::vector<lease::Lease>;
+using ListingPtr = std::shared_ptr<Listing>;
 
-// On the worker: `leases` ordered and deduplicated, at most `limit` of them, then answered.
-void answer_from_worker(Daemon& daemon, std::shared_ptr<Leases> leases, std::size_t limit, bool with_count,
-                        Reply reply) {
-  const TimePoint now = daemon.now();
-  auto text = std::make_shared<std::string>();
+// The text of an answer is made in pieces of about this size.
+constexpr std::size_t kAnswerPiece = 256 << 10;
+
+// The batch the loop filled goes to the worker, which adds it to `listing` (and runs `then` there,
+// after); the loop starts a new batch.
+void hand_over(Daemon& daemon, Listing& batch, const ListingPtr& listing,
+               std::function<void(Listing&)> then = nullptr) {
   daemon.offload(
-      [leases, text, limit, with_count, now] {
-        order_by_address(*leases);
-        if (leases->size() > limit) leases->erase(leases->begin() + static_cast<std::ptrdiff_t>(limit), leases->end());
-        *text = lease_list_text(leases->empty() ? kEmpty : kSuccess, plural_leases(leases->size()), *leases, now,
-                                with_count);
+      [listing, taken = std::make_shared<Listing>(std::move(batch)), then = std::move(then)] {
+        listing->append(std::move(*taken));
+        if (then) then(*listing);
       },
-      [text, reply = std::move(reply)] { reply(Answer::serialised(std::move(*text))); });
+      [] {});
+  batch = Listing{};
+  batch.leases.reserve(kScanPiece);
+}
+
+// On the worker: `listing` ordered, at most `limit` leases; then answered with a stream that
+// writes it out on the worker, a piece at a time.
+void answer_listing(Daemon& daemon, ListingPtr listing, std::size_t limit, bool with_count, Reply reply) {
+  const TimePoint now = daemon.now();
+  daemon.offload([listing, limit] { listing->order(limit); },
+                 [&daemon, listing, now, with_count, reply = std::move(reply)] {
+                   const std::size_t count = listing->sequence.size();  // the worker's again only in the stream
+                   std::string head = R"({"arguments":{)";
+                   if (with_count) head += R"("count":)" + std::to_string(count) + ",";
+                   head += R"("leases":[)";
+                   std::string tail = R"(]},"result":)" + std::to_string(count == 0 ? kEmpty : kSuccess) +
+                                      R"(,"text":)" + nlohmann::json(plural_leases(count)).dump() + "}";
+                   auto produce = [listing, now, head = std::move(head), tail = std::move(tail),
+                                   at = std::size_t{0}](std::string& out) mutable {
+                     out.reserve(kAnswerPiece + 1024);
+                     if (at == 0) out += head;
+                     const auto& sequence = listing->sequence;
+                     for (; at < sequence.size() && out.size() < kAnswerPiece; ++at) {
+                       if (at > 0) out += ',';
+                       append_lease_json(out, *listing, listing->leases[sequence[at]], now);
+                     }
+                     if (at < sequence.size()) return true;
+                     out += tail;
+                     *listing = Listing{};  // written out: freed here, off the loop
+                     return false;
+                   };
+                   reply(std::make_shared<AnswerStream>(daemon, std::move(produce)));
+                 });
 }
 
 }  // namespace
@@ -55,15 +89,19 @@ void lease4_get_all(Daemon& daemon, TableScanner& scanner, const Json& arguments
   if (state_name && !state) {
     return reply(answer(kError, "'state' must be one of offered, bound, released, expired, declined"));
   }
-  auto found = std::make_shared<Leases>();
+  auto batch = std::make_shared<Listing>();  // the event loop's
+  auto listing = std::make_shared<Listing>();  // the worker's
+  batch->leases.reserve(kScanPiece);
   scanner.scan(
-      [found, subnets, state](const lease::Lease& lease) {
+      [&daemon, batch, listing, subnets, state](const lease::Lease& lease) {
         if (subnets && std::find(subnets->begin(), subnets->end(), lease.subnet_id) == subnets->end()) return;
         if (state && lease.state != *state) return;
-        found->push_back(lease);
+        batch->add(lease);
+        if (batch->size() >= kScanPiece) hand_over(daemon, *batch, listing);
       },
-      [&daemon, found, reply = std::move(reply)] {
-        answer_from_worker(daemon, found, found->size(), false, reply);
+      [&daemon, batch, listing, reply = std::move(reply)] {
+        hand_over(daemon, *batch, listing);
+        answer_listing(daemon, listing, std::numeric_limits<std::size_t>::max(), false, reply);
       });
 }
 
@@ -81,29 +119,25 @@ void lease4_get_page(Daemon& daemon, TableScanner& scanner, const Json& argument
     if (!from) return reply(answer(kError, "'from' must be \"start\" or an IPv4 address"));
   }
   const std::size_t page = *limit;
-  const std::size_t batch = std::max<std::size_t>(page, kScanPiece);
-  auto collected = std::make_shared<Leases>();  // the event loop's
-  auto best = std::make_shared<Leases>();       // the worker's: the page so far, in order
-  const auto merge = [best, page](std::shared_ptr<Leases> more) {
-    return [best, more, page] {
-      // best was read before more: on a tie of addresses the later copy (more's) is kept.
-      best->insert(best->end(), std::make_move_iterator(more->begin()), std::make_move_iterator(more->end()));
-      order_by_address(*best);
-      if (best->size() > page) best->erase(best->begin() + static_cast<std::ptrdiff_t>(page), best->end());
-    };
+  auto batch = std::make_shared<Listing>();  // the event loop's
+  auto best = std::make_shared<Listing>();   // the worker's: the page so far, and what came since
+  batch->leases.reserve(kScanPiece);
+  // The worker keeps the lowest `page` addresses, ordering what it holds now and then (a later copy
+  // of an address is kept), so it never holds much more than two pages.
+  const auto trim = [page](Listing& held) {
+    if (held.size() < std::max(2 * page, 4 * kScanPiece)) return;
+    held.order(page);
+    held.keep_ordered();
   };
   scanner.scan(
-      [&daemon, collected, from, batch, merge](const lease::Lease& lease) {
+      [&daemon, batch, best, from, trim](const lease::Lease& lease) {
         if (from && !(*from < lease.address)) return;
-        collected->push_back(lease);
-        if (collected->size() < batch) return;
-        daemon.offload(merge(std::make_shared<Leases>(std::move(*collected))), [] {});
-        collected->clear();
+        batch->add(lease);
+        if (batch->size() >= kScanPiece) hand_over(daemon, *batch, best, trim);
       },
-      [&daemon, collected, best, page, merge, reply = std::move(reply)] {
-        // The last batch, then the page (jobs run in order on the one worker).
-        daemon.offload(merge(collected), [] {});
-        answer_from_worker(daemon, best, page, true, reply);
+      [&daemon, batch, best, page, reply = std::move(reply)] {
+        hand_over(daemon, *batch, best);
+        answer_listing(daemon, best, page, true, reply);
       });
 }
 

@@ -157,6 +157,7 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
       stream_.expires_never();  // a change answers when durable; the store bounds that
       ++state_->metrics.control_requests;
       state_->commands.handle_body(request_.body(), [self = this->shared_from_this()](Answer response) {
+        if (response.stream) return self->send_stream(std::move(response.stream));
         self->send_json(http::status::ok, response, true);
       });
       return;
@@ -198,6 +199,62 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
                         if (error || !self->response_.keep_alive()) return self->close();
                         self->read_request();
                       });
+  }
+
+  // ---- an answer made in pieces (AnswerStream): chunked, or close-delimited for HTTP/1.0.
+  // Each piece is written as it comes; the next is asked for once it is written, so at most two
+  // pieces are in memory and no turn of the loop handles more than one.
+
+  void send_stream(std::shared_ptr<AnswerStream> stream) {
+    answer_stream_ = std::move(stream);
+    chunked_ = request_.version() >= 11;
+    keep_alive_ = chunked_ && request_.keep_alive();
+    out_ = "HTTP/1.1 200 OK\r\nServer: landlord\r\nContent-Type: application/json\r\n";
+    out_ += chunked_ ? "Transfer-Encoding: chunked\r\n" : "";
+    out_ += keep_alive_ ? "" : "Connection: close\r\n";
+    out_ += "\r\n";
+    frame_.clear();
+    frame_end_.clear();
+    write_piece(false);
+  }
+
+  void next_piece() {
+    stream_.expires_never();  // waiting for the worker, not for the reader
+    answer_stream_->next([self = this->shared_from_this()](std::string piece) {
+      if (self->closed_) return;
+      const bool last = piece.empty();
+      self->out_ = last ? std::string{"\n"} : std::move(piece);  // an answer ends with a newline
+      self->frame_.clear();
+      self->frame_end_.clear();
+      if (self->chunked_) {
+        self->frame_ = fmt_hex(self->out_.size()) + "\r\n";
+        self->frame_end_ = last ? "\r\n0\r\n\r\n" : "\r\n";
+      }
+      self->write_piece(last);
+    });
+  }
+
+  void write_piece(bool last) {
+    stream_.expires_after(state_->limits.write_timeout);
+    const std::array<net::const_buffer, 3> buffers{net::buffer(frame_), net::buffer(out_), net::buffer(frame_end_)};
+    net::async_write(stream_, buffers, [self = this->shared_from_this(), last](beast::error_code error, std::size_t) {
+      if (error) return self->close();
+      if (!last) return self->next_piece();
+      self->answer_stream_.reset();
+      self->out_ = {};
+      if (!self->keep_alive_) return self->close();
+      self->read_request();
+    });
+  }
+
+  static std::string fmt_hex(std::size_t value) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string text;
+    do {
+      text.insert(text.begin(), kDigits[value & 0xf]);
+      value >>= 4;
+    } while (value != 0);
+    return text;
   }
 
   // ---- GET /events: a close-delimited stream of JSON lines
@@ -270,6 +327,9 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
   std::optional<std::uint64_t> waiting_;  // the key in state_->waiting while waiting for a request
   bool evicted_ = false;
   std::string out_;
+  std::shared_ptr<AnswerStream> answer_stream_;
+  std::string frame_, frame_end_;  // a chunk's size line and its end
+  bool chunked_ = false, keep_alive_ = false;
   std::array<char, 256> discard_{};
   bool writing_ = false, flush_posted_ = false, closed_ = false;
 };

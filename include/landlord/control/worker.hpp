@@ -1,6 +1,7 @@
 #pragma once
 // One thread beside the event loop for the control API's heavy, self-contained work (sorting and
-// serialising a whole-table answer), so that it never holds up packet handling. A job reads only
+// serialising a whole-table answer), so that it never holds up packet handling: it runs at nice
+// kNice, so that on a busy machine it does not take the event loop's CPU either. A job reads only
 // what it was given; its `done` runs back on the event loop.
 #include <condition_variable>
 #include <deque>
@@ -15,6 +16,7 @@ namespace landlord::control {
 
 class Worker {
  public:
+  static constexpr int kNice = 10;  // the thread's nice value: below the event loop's
   explicit Worker(boost::asio::io_context& loop);
   // Finishes the job in hand (if any), drops the others, joins the thread.
   ~Worker();

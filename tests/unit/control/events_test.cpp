@@ -35,6 +35,16 @@ TEST(Events, AnEventIsOneLineOfJsonWithTheLease) {
   EXPECT_EQ(format_event(event(engine::EventKind::Renew, 7)).find('\n'), std::string::npos);
 }
 
+// A client's hostname (option 12) is whatever bytes it sent: one that is not UTF-8 is shown with
+// U+FFFD for the bad bytes, never thrown on (that would end the daemon's event loop).
+TEST(Events, AHostnameThatIsNotUtf8IsReplacedNotThrownOn) {
+  auto bad = event(engine::EventKind::Grant, 8);
+  bad.lease.hostname = "pc\xff\xc3";
+  std::string text;
+  ASSERT_NO_THROW(text = format_event(bad));
+  EXPECT_EQ(nlohmann::json::parse(text)["hostname"], "pc\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 TEST(Events, EveryReaderGetsEveryEventInOrder) {
   EventHub hub{1 << 20};
   int wakes = 0;

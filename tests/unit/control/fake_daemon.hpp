@@ -2,6 +2,7 @@
 // A Daemon for the control tests: a real Engine over a config from YAML, a settable clock and a
 // "store" that makes records durable when the test says so (or fails, when it is down).
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,11 +58,26 @@ class FakeDaemon final : public Daemon {
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }
   TimePoint reloaded_at() const override { return started_at(); }
 
+  // Durable at once, or, with hold_commits, when release_commits() says so.
   void commit(engine::Outcome change, std::function<void(Expected<void, std::string>)> done) override {
+    commit_sizes.push_back(change.mutations.size());
     if (!store_up) return done(unexpected(std::string{"the lease store is not accepting writes"}));
+    if (hold_commits) {
+      held.emplace_back(std::move(change), std::move(done));
+      return;
+    }
     for (auto& record : change.mutations) durable.push_back(record);
     events.push_back(change.event);
     done({});
+  }
+  void release_commits() {
+    auto releasing = std::move(held);
+    held.clear();
+    for (auto& [change, done] : releasing) {
+      for (auto& record : change.mutations) durable.push_back(record);
+      events.push_back(change.event);
+      done({});
+    }
   }
   Expected<void, std::string> reload() override {
     ++reloads;
@@ -93,15 +109,30 @@ class FakeDaemon final : public Daemon {
 
   // The answer to one request, once every step it deferred has run (the fake store is synchronous).
   nlohmann::json ask(const std::string& body) {
-    nlohmann::json answer;
-    bool answered = false;
-    commands_.handle_body(body, [&](const Answer& response) {
-      answer = response.parsed();
-      answered = true;
-    });
-    run_deferred([&] { return answered; });
-    EXPECT_TRUE(answered) << body;
-    return answer;
+    std::optional<Answer> answer;
+    commands_.handle_body(body, [&](Answer response) { answer = std::move(response); });
+    run_deferred([&] { return answer.has_value(); });
+    EXPECT_TRUE(answer) << body;
+    return answer ? parsed(*answer) : nlohmann::json{};
+  }
+
+  // An answer as JSON: a stream's pieces are asked for, as the transport does, until its end.
+  nlohmann::json parsed(const Answer& answer) {
+    if (!answer.stream) return answer.json;
+    std::string text;
+    for (int pieces = 0; pieces < 100000; ++pieces) {
+      std::optional<std::string> piece;
+      answer.stream->next([&](std::string more) { piece = std::move(more); });
+      run_deferred([&] { return piece.has_value(); });
+      if (!piece) {
+        ADD_FAILURE() << "a stream's piece never came";
+        break;
+      }
+      if (piece->empty()) break;
+      text += *piece;
+      ++stream_pieces;
+    }
+    return nlohmann::json::parse(text);
   }
   Commands& commands() { return commands_; }
 
@@ -109,10 +140,14 @@ class FakeDaemon final : public Daemon {
   bool store_up = true;
   std::vector<lease::Lease> durable;
   std::vector<engine::Event> events;
+  std::vector<std::size_t> commit_sizes;  // records per commit() call
+  bool hold_commits = false;
+  std::vector<std::pair<engine::Outcome, std::function<void(Expected<void, std::string>)>>> held;
   int reloads = 0;
   boost::asio::io_context* loop = nullptr;
   std::deque<std::function<void()>> deferred;
   int offloaded = 0;
+  std::size_t stream_pieces = 0;  // pieces of streamed answers read by parsed()
 
  private:
   std::string path_ = "test.yaml";

@@ -111,6 +111,80 @@ TEST(Service, AnswersCommandsMetricsAndErrorsOnTheSocket) {
   EXPECT_EQ(nlohmann::json::parse(bad.body)["text"], "invalid JSON in the request body");
 }
 
+// A lease list is sent in chunks as the worker writes it out: HTTP/1.1 chunked on a connection
+// that stays open for the next request, close-delimited for HTTP/1.0.
+TEST(Service, LeaseListsAreStreamedInChunks) {
+  Running running;
+  running.on_loop([&] {
+    for (std::uint8_t last = 100; last < 200; ++last) {
+      lease::Lease lease;
+      lease.address = Ipv4(198, 18, 0, last);
+      lease.hardware = HardwareAddress{1, std::array<std::uint8_t, 6>{0x02, 0, 0, 0, 1, last}};
+      lease.client = ClientKey::from({}, lease.hardware);
+      lease.hostname = std::string(5000, 'h');  // about 500 KB in all: more than one piece
+      lease.state = lease::LeaseState::Bound;
+      lease.subnet_id = 1;
+      lease.granted_at = running.daemon.now_;
+      lease.lease_time = std::chrono::hours{1};
+      lease.renew_time = std::chrono::minutes{30};
+      lease.rebind_time = std::chrono::minutes{52};
+      lease.fencing_token = 1;
+      running.daemon.engine().restore(lease);
+    }
+  });
+  const auto all = must(http_request(running.target(), "POST", "/", R"({"command": "lease4-get-all"})"));
+  ASSERT_EQ(all.status, 200u);
+  const auto parsed = nlohmann::json::parse(all.body);
+  EXPECT_EQ(parsed["result"], kSuccess);
+  EXPECT_EQ(parsed["arguments"]["leases"].size(), 100u);
+  EXPECT_EQ(all.body.back(), '\n');
+
+  net::io_context io;
+  const auto exchange = [&](Local::socket& socket, const std::string& request, const std::string& until) {
+    net::write(socket, net::buffer(request));
+    std::string got;
+    std::array<char, 65536> buffer{};
+    boost::system::error_code error;
+    while (!error && got.find(until) == std::string::npos) got.append(buffer.data(), socket.read_some(net::buffer(buffer), error));
+    return got;
+  };
+  Local::socket kept{io};
+  kept.connect(Local::endpoint{socket_path()});
+  const std::string body = R"({"command": "lease4-get-all", "service": ["dhcp4"]})";
+  const std::string chunked = exchange(kept, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                                                 "\r\n\r\n" + body, "\r\n0\r\n\r\n");
+  EXPECT_NE(chunked.find("Transfer-Encoding: chunked\r\n"), std::string::npos);
+  EXPECT_EQ(chunked.find("Connection: close"), std::string::npos);
+  std::size_t chunks = 0;
+  std::string decoded;
+  for (std::size_t at = chunked.find("\r\n\r\n") + 4;;) {
+    const std::size_t line_end = chunked.find("\r\n", at);
+    ASSERT_NE(line_end, std::string::npos);
+    const std::size_t size = std::stoul(chunked.substr(at, line_end - at), nullptr, 16);
+    if (size == 0) break;
+    decoded += chunked.substr(line_end + 2, size);
+    at = line_end + 2 + size + 2;
+    ++chunks;
+  }
+  EXPECT_GE(chunks, 3u);  // "[", the list's pieces, "]", the newline
+  const auto wrapped = nlohmann::json::parse(decoded);
+  ASSERT_TRUE(wrapped.is_array());
+  EXPECT_EQ(wrapped[0]["arguments"]["leases"].size(), 100u);
+  // The same connection answers the next request.
+  const std::string status = R"({"command": "status-get"})";
+  const std::string next = exchange(kept, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(status.size()) +
+                                              "\r\n\r\n" + status, "}\n");
+  EXPECT_NE(next.find("\"result\":0"), std::string::npos);
+
+  Local::socket old{io};
+  old.connect(Local::endpoint{socket_path()});
+  const std::string plain = exchange(old, "POST / HTTP/1.0\r\nContent-Length: 29\r\n\r\n{\"command\": \"lease4-get-all\"}",
+                                     "\x01never");  // read until the server closes
+  EXPECT_NE(plain.find("Connection: close\r\n"), std::string::npos);
+  EXPECT_EQ(plain.find("chunked"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(plain.substr(plain.find("\r\n\r\n") + 4))["arguments"]["leases"].size(), 100u);
+}
+
 TEST(Service, ABodyOverTheLimitIsRefusedWith413) {
   ServiceLimits limits;
   limits.max_body_bytes = 1024;
