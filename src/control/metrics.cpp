@@ -301,6 +301,23 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              "Renewals and rebinds ACKed while the store refused writes: not extended, the lease time "
              "cut to what remains of the lease the store holds (no write).",
              static_cast<double>(counters.answered_from_durable));
+  out.single("landlord_store_down_reboots_answered_total", "counter",
+             "INIT-REBOOTs of a client's own bound lease on its link ACKed while the store refused "
+             "writes: the lease time cut to what remains of the lease the store holds (no write).",
+             static_cast<double>(counters.reboots_answered_from_durable));
+  out.family("landlord_store_checkpoint_failures_total", "counter",
+             "Failed WAL checkpoints (SQLite) by the store's reason, while commits may still succeed: "
+             "nothing is lost, but the WAL grows until a checkpoint works.");
+  for (const auto& [reason, value] : counters.checkpoint_failures_by_reason) {
+    std::string name = reason;
+    std::replace(name.begin(), name.end(), '-', '_');
+    out.sample("landlord_store_checkpoint_failures_total", fmt::format("reason=\"{}\"", name),
+               static_cast<double>(value));
+  }
+  out.single("landlord_store_reopened_total", "counter",
+             "Times the store was opened again (and found to be the same store) after it closed its "
+             "files for a file system that turned read-only.",
+             static_cast<double>(counters.store_reopened));
   out.single("landlord_store_stale_refusals_total", "counter",
              "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",

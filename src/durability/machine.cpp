@@ -53,7 +53,8 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
     InFlight& kept = answered_.emplace_back();
     kept.records = std::move(outcome.mutations);
     if (durable && cut_to_durable(held, kept.records.front(), *durable)) {
-      ++counters_.answered_from_durable;
+      ++(held.reboot_of_held ? counters_.reboots_answered_from_durable
+                             : counters_.answered_from_durable);
       release(slot, Verdict::DurableRemainder, kept.records);
       return;
     }
@@ -190,7 +191,8 @@ void Machine::retry_now() {
 std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed) {
   if (free_slots_.empty()) {
     slots_.push_back(Held{std::move(outcome.reply), outcome.event, origin, reclaimed,
-                          outcome.unacknowledged_until, outcome.held_until});
+                          outcome.unacknowledged_until, outcome.held_until,
+                          outcome.reboot_of_held});
     return static_cast<std::uint32_t>(slots_.size() - 1);
   }
   const std::uint32_t slot = free_slots_.back();
@@ -202,13 +204,14 @@ std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool
   held.reclaimed = reclaimed;
   held.unacknowledged_until = outcome.unacknowledged_until;
   held.held_until = outcome.held_until;
+  held.reboot_of_held = outcome.reboot_of_held;
   return slot;
 }
 
 void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records) {
   const Held& held = slots_[slot];
   released_.push_back(Release{verdict, held.reply ? &*held.reply : nullptr, held.event,
-                              held.origin, records, held.reclaimed});
+                              held.origin, records, held.reclaimed, held.reboot_of_held});
   releasing_.push_back(slot);
 }
 
@@ -247,8 +250,13 @@ std::optional<TimePoint> Machine::durable_end(const lease::Lease& record, const 
 
 bool Machine::cut_to_durable(Held& held, const lease::Lease& record, TimePoint durable_until) const {
   const engine::EventKind kind = held.event.kind;
-  const bool extension = kind == engine::EventKind::Renew ||
-                         (kind == engine::EventKind::Rebind && !options_.shared_store);
+  // A RENEWING client chose this server; a REBINDING one, or one in INIT-REBOOT, broadcasts to
+  // every server: on a shared store it is left to a peer that can extend its lease for real.
+  // A reboot is answered only when the engine found the client's own bound lease on its link.
+  const bool extension =
+      kind == engine::EventKind::Renew ||
+      (kind == engine::EventKind::Rebind && !options_.shared_store) ||
+      (kind == engine::EventKind::Grant && held.reboot_of_held && !options_.shared_store);
   if (!extension || !held.reply || record.lease_time <= Duration{0}) return false;
   wire::Options& options = held.reply->message.options;
   if (options.get_u8(wire::option::kMessageType) != static_cast<std::uint8_t>(wire::MessageType::Ack)) {

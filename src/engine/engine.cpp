@@ -633,9 +633,14 @@ struct Engine::State {
     const bool known_client = table.facts(client).has_value();
     if (can_grant(view, message, client, requested)) {
       if (own_record || authoritative) {
-        return grant(view, message, ingress, client, requested, lease::Extension::None,
-                     EventKind::Grant, own_record ? "confirmed after reboot" : "granted on reboot",
-                     now, /*new_epoch=*/share.has_value());
+        const bool held = own_record && record->state == LeaseState::Bound &&
+                          record->subnet_id == view.id();
+        Outcome outcome = grant(view, message, ingress, client, requested, lease::Extension::None,
+                                EventKind::Grant,
+                                own_record ? "confirmed after reboot" : "granted on reboot", now,
+                                /*new_epoch=*/share.has_value());
+        outcome.reboot_of_held = held && outcome.held_until.has_value();
+        return outcome;
       }
       if (!known_client) return ignore("INIT-REBOOT for an unknown lease", requested);
       return nak(message, ingress, requested, "requested address is not this client's lease");

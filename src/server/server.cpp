@@ -90,13 +90,14 @@ bool same_control(const config::ControlSection& a, const config::ControlSection&
 class Server final : public control::Daemon {
  public:
   Server(boost::asio::io_context& io, config::Config config, ServerOptions options,
-         engine::Engine& engine, store::CommitQueue& queue, PacketSocket socket,
-         control::Metrics& metrics)
+         engine::Engine& engine, store::CommitQueue& queue, const store::LeaseStore& store,
+         PacketSocket socket, control::Metrics& metrics)
       : io_(io),
         config_(std::move(config)),
         options_(std::move(options)),
         engine_(engine),
         queue_(queue),
+        store_(store),
         committer_(queue),
         pipeline_(io, committer_, engine, clock_,
                   [this](const durability::Release& release) { on_released(release); },
@@ -428,7 +429,8 @@ class Server final : public control::Daemon {
             spdlog::level::warn,
             "{} {} for {} answered from its durable lease ({} s left), not extended: the store "
             "is not accepting writes",
-            engine::to_string(release.event.kind), release.event.address.to_string(),
+            release.reboot ? std::string_view{"reboot"} : engine::to_string(release.event.kind),
+            release.event.address.to_string(),
             requester.hardware.to_string(),
             release.reply->message.options.get_u32(wire::option::kLeaseTime).value_or(0));
         send_reply(*release.reply, release.origin.ingress_index);
@@ -709,6 +711,13 @@ class Server final : public control::Daemon {
         commits.records_written, commits.stale_refusals, commits.store_failures,
         commits.replies_dropped_store_down, machine.backlog_size(), machine.healthy()};
     counters.answered_from_durable = commits.answered_from_durable;
+    counters.reboots_answered_from_durable = commits.reboots_answered_from_durable;
+    const store::StoreHealth health = store_.health();
+    for (std::size_t kind = 0; kind < store::StoreError::kKinds; ++kind) {
+      counters.checkpoint_failures_by_reason.emplace_back(
+          store::to_string(static_cast<store::StoreError::Kind>(kind)), health.checkpoint_failures[kind]);
+    }
+    counters.store_reopened = health.reopened;
     counters.view_current = view_current_;
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
@@ -893,6 +902,7 @@ class Server final : public control::Daemon {
   Clock clock_;
   engine::Engine& engine_;
   const store::CommitQueue& queue_;
+  const store::LeaseStore& store_;  // only its health(): the queue's worker owns it
   CommitQueueCommitter committer_;
   CommitPipeline pipeline_;
   PacketSocket socket_;
@@ -1000,12 +1010,37 @@ int run(config::Config config, const ServerOptions& options) {
   queue_options.batch_max = config.store.batch_max;
   queue_options.batch_wait = config.store.batch_wait;
 
-  const auto observe = [&metrics](std::size_t records, std::chrono::nanoseconds took) {
+  // What the store says of itself beside its commits, seen after each commit on the queue's
+  // worker thread: failed checkpoints (logged at most once per 5 s) and a reopened store.
+  struct StoreWatch {
+    std::uint64_t checkpoint_failures = 0, reopened = 0;
+    RateLimitedLog checkpoint_log;
+  } watch;
+  const std::string store_name = store::describe_store(config.store);
+  const auto observe = [&metrics, &lease_store, &watch, &store_name](std::size_t records,
+                                                                      std::chrono::nanoseconds took) {
     metrics.commit_batch_records.observe(static_cast<double>(records));
     metrics.commit_seconds.observe(std::chrono::duration<double>(took).count());
+    const store::StoreHealth health = lease_store->health();
+    std::uint64_t checkpoint_failures = 0;
+    for (const std::uint64_t count : health.checkpoint_failures) checkpoint_failures += count;
+    if (checkpoint_failures > watch.checkpoint_failures) {
+      watch.checkpoint_failures = checkpoint_failures;
+      watch.checkpoint_log.log(spdlog::level::warn,
+                               "store checkpoint failed: {}; commits are still durable (in the WAL), "
+                               "which grows until a checkpoint succeeds ({} failed checkpoints so far)",
+                               lease_store->last_checkpoint_error(), checkpoint_failures);
+    }
+    if (health.reopened > watch.reopened) {
+      watch.reopened = health.reopened;
+      spdlog::warn("lease store {} opened again: the same store as before its file system turned "
+                   "read-only",
+                   store_name);
+    }
   };
   store::CommitQueue queue{*lease_store, queue_options, observe};  // owns the store from here on
-  Server server{io, std::move(config), options, engine, queue, std::move(socket.value()), metrics};
+  Server server{io, std::move(config), options, engine, queue, *lease_store,
+                std::move(socket.value()), metrics};
   if (auto started = server.start(); !started) {
     spdlog::critical("{}", started.error());
     return 1;

@@ -7,7 +7,29 @@ namespace {
 constexpr int kMaxPassesPerWake = 8;  // a writer faster than the copying leaves it to the limit
 }  // namespace
 
-Expected<std::unique_ptr<Checkpointer>, StoreError> Checkpointer::open(const std::string& path) {
+void CheckpointFailures::record(const StoreError& error) {
+  {
+    std::lock_guard lock(mutex_);
+    last_ = error.message;
+  }
+  counts_[static_cast<std::size_t>(error.kind)].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::array<std::uint64_t, StoreError::kKinds> CheckpointFailures::counts() const {
+  std::array<std::uint64_t, StoreError::kKinds> counts{};
+  for (std::size_t kind = 0; kind < counts.size(); ++kind) {
+    counts[kind] = counts_[kind].load(std::memory_order_relaxed);
+  }
+  return counts;
+}
+
+std::string CheckpointFailures::last() const {
+  std::lock_guard lock(mutex_);
+  return last_;
+}
+
+Expected<std::unique_ptr<Checkpointer>, StoreError> Checkpointer::open(
+    const std::string& path, CheckpointFailures& failures) {
   sqlite3* db = nullptr;
   const int code =
       sqlite3_open_v2(path.c_str(), &db,
@@ -22,10 +44,16 @@ Expected<std::unique_ptr<Checkpointer>, StoreError> Checkpointer::open(const std
     sqlite3_close_v2(db);
     return unexpected(synchronous.error());
   }
-  return std::unique_ptr<Checkpointer>(new Checkpointer(db));
+  return std::unique_ptr<Checkpointer>(new Checkpointer(db, path, failures));
 }
 
-Checkpointer::Checkpointer(sqlite3* db) : db_(db), thread_([this] { run(); }) {}
+Checkpointer::Checkpointer(sqlite3* db, std::string path, CheckpointFailures& failures)
+    : db_(db), path_(std::move(path)), failures_(failures), thread_([this] { run(); }) {}
+
+void Checkpointer::check(sqlite3* db, int code) {
+  if (code == SQLITE_OK || (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED) return;
+  failures_.record(sqlite_error(db, code, path_, "checkpointing the WAL into the database file"));
+}
 
 Checkpointer::~Checkpointer() {
   {
@@ -43,10 +71,10 @@ void Checkpointer::after_commit(sqlite3* writer, int wal_frames) {
     // frame left; SQLITE_BUSY (the background pass is running) leaves it for the next commit.
     int log_frames = 0;
     int copied_frames = 0;
-    if (sqlite3_wal_checkpoint_v2(writer, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
-                                  &copied_frames) == SQLITE_OK) {
-      writer_.fetch_add(1, std::memory_order_relaxed);
-    }
+    const int code = sqlite3_wal_checkpoint_v2(writer, nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                               &log_frames, &copied_frames);
+    if (code == SQLITE_OK) writer_.fetch_add(1, std::memory_order_relaxed);
+    check(writer, code);
     return;
   }
   if (wal_frames < kStartFrames) return;
@@ -68,9 +96,11 @@ void Checkpointer::run() {
       int log_frames = 0;
       int copied_frames = 0;
       // Errors (busy, a full disk) cost nothing durable: the WAL keeps every commit, and the
-      // next wake tries again.
-      if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
-                                    &copied_frames) != SQLITE_OK) {
+      // next wake tries again. Failures other than busy are counted.
+      const int code = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                                 &log_frames, &copied_frames);
+      if (code != SQLITE_OK) {
+        check(db_, code);
         break;
       }
       background_.fetch_add(1, std::memory_order_relaxed);

@@ -8,8 +8,14 @@
 // until only a few pages are left; the writer then copies those few itself after its next
 // commit, so the WAL is fully copied and the next transaction starts it over from the top
 // (SQLite resets a WAL only when every frame is in the database file).
+//
+// A checkpoint that fails (the database file made immutable, its disk full while the WAL still
+// has room, an I/O error) costs nothing durable — every commit is in the WAL — but the WAL
+// grows until one succeeds, so each failure is counted by reason (CheckpointFailures) for the
+// store's health(), busy ones excepted (another checkpoint was running: contention, not a fault).
 #include <sqlite3.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -22,6 +28,19 @@
 
 namespace landlord::store::detail {
 
+// Shared by the store and its checkpointers (a store reopened gets new ones, the counts stay).
+class CheckpointFailures {
+ public:
+  void record(const StoreError& error);
+  std::array<std::uint64_t, StoreError::kKinds> counts() const;
+  std::string last() const;
+
+ private:
+  std::array<std::atomic<std::uint64_t>, StoreError::kKinds> counts_{};
+  mutable std::mutex mutex_;
+  std::string last_;  // guarded by mutex_
+};
+
 class Checkpointer {
  public:
   static constexpr int kStartFrames = 1000;         // SQLite's own autocheckpoint threshold
@@ -29,7 +48,9 @@ class Checkpointer {
   static constexpr int kWriterLimitFrames = 20000;  // ~80 MiB: the writer checkpoints whatever
 
   // Opens the second connection to `path` (a store already opened and configured by the writer).
-  static Expected<std::unique_ptr<Checkpointer>, StoreError> open(const std::string& path);
+  // Failures are counted in `failures`, which must outlive the checkpointer.
+  static Expected<std::unique_ptr<Checkpointer>, StoreError> open(const std::string& path,
+                                                                 CheckpointFailures& failures);
   ~Checkpointer();
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -41,10 +62,14 @@ class Checkpointer {
   std::uint64_t writer_checkpoints() const { return writer_.load(); }
 
  private:
-  explicit Checkpointer(sqlite3* db);
+  Checkpointer(sqlite3* db, std::string path, CheckpointFailures& failures);
   void run();
+  // A checkpoint's result code on `db`: counts it when it is a failure.
+  void check(sqlite3* db, int code);
 
   sqlite3* db_;
+  const std::string path_;
+  CheckpointFailures& failures_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool requested_ = false;             // guarded by mutex_

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -15,6 +16,11 @@
 namespace landlord::store {
 
 using detail::Statement;
+
+struct SqliteLeaseStore::Shared {
+  detail::CheckpointFailures checkpoint_failures;
+  std::atomic<std::uint64_t> reopened{0};
+};
 
 struct SqliteLeaseStore::Connection {
   sqlite3* db = nullptr;
@@ -135,17 +141,22 @@ std::optional<StoreError> moved_away(const std::string& path, dev_t device, ino_
 
 }  // namespace
 
-SqliteLeaseStore::SqliteLeaseStore(std::string path, std::unique_ptr<Connection> connection)
-    : path_(std::move(path)), connection_(std::move(connection)) {}
+SqliteLeaseStore::SqliteLeaseStore(SqliteOptions options, std::unique_ptr<Connection> connection,
+                                   std::unique_ptr<Shared> shared)
+    : options_(std::move(options)),
+      path_(options_.path),
+      shared_(std::move(shared)),
+      connection_(std::move(connection)) {}
 
 SqliteLeaseStore::~SqliteLeaseStore() = default;
 
-Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
-    const SqliteOptions& options) {
+Expected<std::unique_ptr<SqliteLeaseStore::Connection>, StoreError> SqliteLeaseStore::connect(
+    const SqliteOptions& options, Shared& shared, const SqliteLeaseStore* reopening) {
   const std::string& path = options.path;
   auto connection = std::make_unique<Connection>();
   const int flags =
-      (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+      (options.read_only ? SQLITE_OPEN_READONLY
+                         : SQLITE_OPEN_READWRITE | (reopening ? 0 : SQLITE_OPEN_CREATE)) |
       SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   int code = sqlite3_open_v2(path.c_str(), &connection->db, flags, nullptr);
   if (code != SQLITE_OK)
@@ -157,8 +168,13 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
   }
   sqlite3_busy_timeout(connection->db, static_cast<int>(options.busy_timeout.count()));
 
-  if (auto schema = detail::ensure_schema(connection->db, path, options.read_only); !schema) {
+  // Reopening looks only: a file that is not already a current landlord store is not ours.
+  if (auto schema = detail::ensure_schema(connection->db, path, options.read_only || reopening);
+      !schema) {
     return unexpected(schema.error());
+  }
+  if (reopening != nullptr) {
+    if (auto same = reopening->same_store(*connection); !same) return unexpected(same.error());
   }
   if (!options.read_only) {
     if (auto configured = configure_writer(connection->db, path); !configured) {
@@ -172,7 +188,7 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
           return SQLITE_OK;
         },
         connection.get());
-    auto checkpointer = detail::Checkpointer::open(path);
+    auto checkpointer = detail::Checkpointer::open(path, shared.checkpoint_failures);
     if (!checkpointer) return unexpected(checkpointer.error());
     connection->checkpointer = std::move(*checkpointer);
   }
@@ -193,14 +209,126 @@ Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
     }
     *statement = std::move(*prepared);
   }
-  return std::unique_ptr<SqliteLeaseStore>(new SqliteLeaseStore(path, std::move(connection)));
+  return connection;
+}
+
+Expected<std::unique_ptr<SqliteLeaseStore>, StoreError> SqliteLeaseStore::open(
+    const SqliteOptions& options) {
+  auto shared = std::make_unique<Shared>();
+  auto connection = connect(options, *shared, nullptr);
+  if (!connection) return unexpected(connection.error());
+  std::unique_ptr<SqliteLeaseStore> store(
+      new SqliteLeaseStore(options, std::move(*connection), std::move(shared)));
+  // The first witness of the file's identity: any one of its records, or none (empty).
+  auto first = detail::prepare(store->connection_->db,
+                               "SELECT address, client_key, fencing_token, granted_at_ms FROM "
+                               "leases LIMIT 1",
+                               store->path_);
+  if (!first) return unexpected(first.error());
+  const int code = sqlite3_step(first->get());
+  if (code == SQLITE_ROW) {
+    store->witness_ = Witness{std::string(column_text(first->get(), 0)),
+                              std::string(column_text(first->get(), 1)),
+                              sqlite3_column_int64(first->get(), 2),
+                              sqlite3_column_int64(first->get(), 3)};
+  } else if (code != SQLITE_DONE) {
+    return unexpected(detail::sqlite_error(store->connection_->db, code, store->path_,
+                                           "reading a lease"));
+  }
+  return store;
+}
+
+Expected<void, StoreError> SqliteLeaseStore::same_store(Connection& connection) const {
+  const std::string where = "lease store " + path_ + ": ";
+  const char* sql = witness_ ? "SELECT client_key, fencing_token, granted_at_ms FROM leases "
+                               "WHERE address = ?1"
+                             : "SELECT address FROM leases LIMIT 1";
+  auto query = detail::prepare(connection.db, sql, path_);
+  if (!query) return unexpected(query.error());
+  if (witness_) {
+    sqlite3_bind_text(query->get(), 1, witness_->address.data(),
+                      static_cast<int>(witness_->address.size()), SQLITE_STATIC);
+  }
+  const int code = sqlite3_step(query->get());
+  if (code != SQLITE_ROW && code != SQLITE_DONE) {
+    return unexpected(detail::sqlite_error(connection.db, code, path_, "reading a lease"));
+  }
+  const auto refused = [&](const std::string& found) {
+    return unexpected(StoreError{
+        StoreError::Kind::Io,
+        where + "the file found there again is not the store this server was writing (" + found +
+            "): an older copy, or another store? Not writing to it; put the store back"});
+  };
+  if (!witness_) {
+    if (code == SQLITE_ROW) return refused("it holds leases, the store was empty");
+    return {};
+  }
+  const std::string expected = "lease " + witness_->address + " token " +
+                               std::to_string(witness_->fencing_token) + " as written last";
+  if (code == SQLITE_DONE) return refused("no " + expected);
+  const std::string_view client_key = column_text(query->get(), 0);
+  const std::int64_t token = sqlite3_column_int64(query->get(), 1);
+  const std::int64_t granted_at_ms = sqlite3_column_int64(query->get(), 2);
+  // The record written last, or one of ours that superseded it (a commit that failed after its
+  // transaction reached the WAL): by the store's own rule, a newer token, or the same grant
+  // again from the same client no older.
+  const bool same_or_newer =
+      token > witness_->fencing_token ||
+      (token == witness_->fencing_token && client_key == witness_->client_key &&
+       granted_at_ms >= witness_->granted_at_ms);
+  if (!same_or_newer) {
+    return refused(expected + " missing: the file has token " + std::to_string(token) +
+                   " for it, " + (client_key == witness_->client_key ? "older" : "another client's"));
+  }
+  return {};
+}
+
+Expected<void, StoreError> SqliteLeaseStore::reattach() {
+  auto connection = connect(options_, *shared_, this);
+  if (!connection) return unexpected(connection.error());
+  connection_ = std::move(*connection);
+  return {};
+}
+
+StoreHealth SqliteLeaseStore::health() const {
+  StoreHealth health;
+  health.checkpoint_failures = shared_->checkpoint_failures.counts();
+  health.reopened = shared_->reopened.load(std::memory_order_relaxed);
+  return health;
+}
+
+std::string SqliteLeaseStore::last_checkpoint_error() const {
+  return shared_->checkpoint_failures.last();
 }
 
 Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
     std::span<const lease::Lease> batch) {
   for (const auto& record : batch) detail::assert_persistable(record);
+  if (batch.empty()) return std::vector<WriteResult>{};
+  const bool reopening = connection_ == nullptr;
+  if (reopening) {
+    if (auto reopened = reattach(); !reopened) {
+      StoreError error = reopened.error();
+      error.message += "; the store's files stay closed, reopened at the next retry";
+      return unexpected(std::move(error));
+    }
+  }
+  auto committed = commit_attached(batch);
+  if (!committed && committed.error().kind == StoreError::Kind::ReadOnly && !options_.read_only) {
+    // Linux unmounts, checks or remounts only a file system nobody writes to: let go of it.
+    connection_.reset();
+    committed.error().message +=
+        "; closed the store's files so their file system can be checked and mounted again; "
+        "reopening the store at each retry";
+  }
+  // Opened again and written to: the store is back (health().reopened).
+  if (committed && reopening) shared_->reopened.fetch_add(1, std::memory_order_relaxed);
+  return committed;
+}
+
+Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached(
+    std::span<const lease::Lease> batch) {
   std::vector<WriteResult> results;
-  if (batch.empty()) return results;
   results.reserve(batch.size());
   sqlite3* const db = connection_->db;
   if (auto error = connection_->inode == 0 ? std::nullopt
@@ -225,6 +353,7 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
   sqlite3_reset(connection_->begin.get());
 
   sqlite3_stmt* const upsert = connection_->upsert.get();
+  const lease::Lease* last_written = nullptr;
   for (const auto& record : batch) {
     const std::string address = record.address.to_string();
     const std::string hardware = to_colon_hex(record.hardware.bytes());
@@ -260,23 +389,35 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
     sqlite3_clear_bindings(upsert);
     // No change means the conflict's WHERE refused it: the stored token is newer.
     results.push_back(written ? WriteResult::Written : WriteResult::StaleToken);
+    if (written) last_written = &record;
   }
 
   code = sqlite3_step(connection_->commit.get());
   if (code != SQLITE_DONE) return fail(code, "committing", connection_->commit.get());
   sqlite3_reset(connection_->commit.get());
   if (connection_->checkpointer) connection_->checkpointer->after_commit(db, connection_->wal_frames);
+  if (last_written != nullptr) {
+    // Applied in order: the last record written is its address's row now.
+    witness_ = Witness{last_written->address.to_string(),
+                       detail::client_key_text(last_written->client),
+                       static_cast<std::int64_t>(last_written->fencing_token),
+                       unix_ms(last_written->granted_at)};
+  }
   return results;
 }
 
 CheckpointCounts SqliteLeaseStore::checkpoints() const {
-  if (!connection_->checkpointer) return {};
+  if (!connection_ || !connection_->checkpointer) return {};
   return {connection_->checkpointer->background_checkpoints(),
           connection_->checkpointer->writer_checkpoints()};
 }
 
 Expected<DurabilitySettings, StoreError> SqliteLeaseStore::durability() const {
   DurabilitySettings settings;
+  if (!connection_) {
+    return unexpected(StoreError{StoreError::Kind::ReadOnly,
+                                 "lease store " + path_ + ": closed after a read-only failure"});
+  }
   for (const char* sql : {"PRAGMA journal_mode", "PRAGMA synchronous"}) {
     auto statement = detail::prepare(connection_->db, sql, path_);
     if (!statement) return unexpected(statement.error());
@@ -294,6 +435,9 @@ Expected<DurabilitySettings, StoreError> SqliteLeaseStore::durability() const {
 
 Expected<void, StoreError> SqliteLeaseStore::load(
     const std::function<void(lease::Lease&&)>& visit) {
+  if (connection_ == nullptr) {
+    if (auto reopened = reattach(); !reopened) return reopened;
+  }
   sqlite3_stmt* const select_all = connection_->select_all.get();
   int code = SQLITE_ROW;
   while ((code = sqlite3_step(select_all)) == SQLITE_ROW) {

@@ -11,7 +11,8 @@
 //       ack <ack_ms> <xid> <chaddr> <client_id> <yiaddr> <lease_s> <server_id> <requested_ms>
 //       (times in unix ms; requested_ms: the first transmission of the ACKed REQUEST, from
 //       which the client counts its lease, RFC 2131 §4.4.1)
-//   crash_client check   --server A:P --ledger F [--expect ack|no-ack] [--window W]
+//   crash_client check   --server A:P --ledger F [--expect ack|no-ack|durable|durable-reboot]
+//                        [--window W]
 //       For each client's last ledger line, an INIT-REBOOT REQUEST for its address.
 //       --expect ack: every one must be ACKed with the same address (exit 1 otherwise).
 //       --expect no-ack: none may be ACKed for that address (a NAK or silence).
@@ -20,6 +21,8 @@
 //       with the same address and a lease that ends, counted from the request's first
 //       transmission, no later than the ledger's (ACK time + lease time): answered from the
 //       durable lease, never extended.
+//       --expect durable-reboot: the INIT-REBOOT REQUEST, held to the same as `durable`: a
+//       rebooting client asking for its durable lease while the store refuses writes.
 //       Silence is only a server's answer if the server is alive: when any request went
 //       unanswered, a liveness probe follows, and exit 3 says the server did not answer it.
 //   crash_client probe   --server A:P
@@ -406,7 +409,7 @@ struct CheckCounts {
   std::int64_t least_margin_ms = INT64_MAX;  // durable end - promised end, the smallest seen
 };
 
-enum class Expect : std::uint8_t { Ack, NoAck, Durable };
+enum class Expect : std::uint8_t { Ack, NoAck, Durable, DurableReboot };
 
 // One INIT-REBOOT REQUEST per grant (RFC 2131 §4.3.2: option 50, no server id, no ciaddr),
 // `window` at a time, each retransmitted with its xid until answered or out of attempts.
@@ -420,6 +423,7 @@ CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::si
     std::int64_t first_sent_ms = 0;  // the client counts its lease from here (§4.4.1)
   };
   const bool expect_ack = expect != Expect::NoAck;
+  const bool durable = expect == Expect::Durable || expect == Expect::DurableReboot;
   std::mt19937 random{seed};
   std::unordered_map<std::uint32_t, Pending> pending;
   CheckCounts counts;
@@ -463,7 +467,7 @@ CheckCounts check(RelaySocket& socket, const std::vector<Grant>& grants, std::si
         if (reply->type() == wire::MessageType::Ack && reply->yiaddr == grant.yiaddr) {
           ++counts.acked_same;
           report(grant, "acked-same", "");
-          if (expect == Expect::Durable) {
+          if (durable) {
             const std::int64_t lease_ms =
                 std::int64_t{reply->options.get_u32(option::kLeaseTime).value_or(0)} * 1000;
             const std::int64_t margin_ms = grant.ack_ms + std::int64_t{grant.lease_s} * 1000 -
@@ -559,7 +563,7 @@ struct Arguments {
 int usage() {
   std::cerr << "usage: crash_client dora|check|probe|release --server ADDR:PORT --ledger FILE "
                "[--clients N] [--first I] [--window W] [--duration-s S] [--seed S] "
-               "[--expect ack|no-ack|durable]\n";
+               "[--expect ack|no-ack|durable|durable-reboot]\n";
   return 2;
 }
 
@@ -623,15 +627,19 @@ int main(int argc, char** argv) {
   }
   if (arguments.mode == "check") {
     const std::string expect_name = arguments.get("expect", "ack");
-    if (expect_name != "ack" && expect_name != "no-ack" && expect_name != "durable") return usage();
-    const Expect expect = expect_name == "ack"      ? Expect::Ack
-                          : expect_name == "no-ack" ? Expect::NoAck
-                                                    : Expect::Durable;
+    if (expect_name != "ack" && expect_name != "no-ack" && expect_name != "durable" &&
+        expect_name != "durable-reboot") {
+      return usage();
+    }
+    const Expect expect = expect_name == "ack"       ? Expect::Ack
+                          : expect_name == "no-ack"  ? Expect::NoAck
+                          : expect_name == "durable" ? Expect::Durable
+                                                     : Expect::DurableReboot;
     const CheckCounts counts = check(*socket, *grants, window, expect, seed);
     std::cout << "checked=" << counts.checked << " acked_same=" << counts.acked_same
               << " acked_other=" << counts.acked_other << " naks=" << counts.naks
               << " silent=" << counts.silent;
-    if (expect == Expect::Durable) {
+    if (expect == Expect::Durable || expect == Expect::DurableReboot) {
       std::cout << " past_durable=" << counts.past_durable << " least_margin_ms="
                 << (counts.acked_same > 0 ? counts.least_margin_ms : 0);
     }

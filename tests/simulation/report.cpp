@@ -23,7 +23,8 @@ std::string SimulationReport::summary() const {
       "releases={} expirations={} ignored={} pool_exhausted={}\n"
       "  server: crashes={} commits={} failed_commits={} records={} lost_to_crashes={} "
       "lost_while_down={} "
-      "undeliverable={} out_of_order_refusals={} answered_from_durable={} audits={} "
+      "undeliverable={} out_of_order_refusals={} answered_from_durable={} "
+      "reboots_answered_from_durable={} audits={} "
       "agreement_checks={}\n"
       "  rival: grants={} lost_races={} fenced={} learned={}\n"
       "  network: to_server sent={} dropped={} duplicated={}; to_clients sent={} dropped={} "
@@ -36,7 +37,7 @@ std::string SimulationReport::summary() const {
       engine.offers, engine.grants, engine.renewals, engine.rebinds, engine.naks, engine.declines,
       engine.releases, engine.expirations, engine.ignored, engine.pool_exhausted, crashes, commits,
       failed_commits, records_committed, lost_to_crashes, lost_while_down, undeliverable,
-      out_of_order_refusals, answered_from_durable, audits,
+      out_of_order_refusals, answered_from_durable, reboots_answered_from_durable, audits,
       agreement_checks, rival_grants, rival_lost_races, rival_fenced, engine.learned, to_server.sent, to_server.dropped, to_server.duplicated, to_clients.sent,
       to_clients.dropped, to_clients.duplicated, auditor_violation_count, finding_count);
   for (const sim::Violation& violation : auditor_violations) {

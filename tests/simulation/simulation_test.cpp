@@ -177,6 +177,30 @@ TEST(Simulation, RenewalsDuringAStoreOutageAreAnsweredFromTheDurableLease) {
   EXPECT_EQ(report.engine.pool_exhausted, 0u) << report.summary();
 }
 
+// Issue #16: clients restarting (INIT-REBOOT, asking for their remembered address) while the
+// store refuses writes are answered from the lease the store holds, as renewals are: an ACK cut
+// to what remains of it, never past it (the auditor and `acked-lease-lost` check each one),
+// never a NAK. Every client restarts once, 15-60 s after it arrived: most in the outage.
+TEST(Simulation, RebootsDuringAStoreOutageAreAnsweredFromTheDurableLease) {
+  SimulationOptions options;
+  options.seed = 19;
+  options.workload.clients = 100;
+  options.workload.arrival_rate_per_s = 10;  // all bound in the first 10 s
+  options.workload.duration = std::chrono::minutes(8);
+  options.workload.restart_fraction = 1;
+  options.workload.stay = 60s;
+  options.lease_time = 10min;
+  options.store_outage = sim::Window{20s, 180s};
+  const SimulationReport report = Simulator(options).run();
+  print(report);
+  EXPECT_TRUE(report.clean()) << report.summary();
+  EXPECT_GT(report.failed_commits, 0u);
+  EXPECT_GE(report.fleet.reboots, 100u) << report.summary();
+  EXPECT_GE(report.reboots_answered_from_durable, 60u) << report.summary();
+  EXPECT_EQ(report.engine.naks, 0u) << "silence, never a NAK";
+  EXPECT_EQ(report.engine.pool_exhausted, 0u) << report.summary();
+}
+
 TEST(Simulation, CrashRestartsOnSqliteStore) {
   // tmpfs when there is one: the point is the store's semantics across reopen, not fsync speed.
   const std::filesystem::path directory =

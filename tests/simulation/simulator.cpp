@@ -368,7 +368,10 @@ void Simulator::deliver_feed() {
 // Called once per engine: when it crashes, or at the end of the run.
 void Simulator::fold_engine_counters() {
   if (engine_) add(report_.engine, engine_->counters());
-  if (machine_) report_.answered_from_durable += machine_->counters().answered_from_durable;
+  if (machine_) {
+    report_.answered_from_durable += machine_->counters().answered_from_durable;
+    report_.reboots_answered_from_durable += machine_->counters().reboots_answered_from_durable;
+  }
 }
 
 // ---- packets

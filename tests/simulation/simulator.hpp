@@ -113,7 +113,8 @@ struct SimulationReport {
               rival_grants = 0,      // a rival's writes that the store took
               rival_lost_races = 0,  // a rival's writes the store refused (ours came first)
               rival_fenced = 0,      // our writes refused because a rival's came first
-              answered_from_durable = 0;  // renewals ACKed from the durable lease in an outage
+              answered_from_durable = 0,  // renewals ACKed from the durable lease in an outage
+              reboots_answered_from_durable = 0;  // INIT-REBOOTs so answered
   NetworkCounters to_server, to_clients;
 
   bool clean() const { return auditor_violation_count == 0 && finding_count == 0; }

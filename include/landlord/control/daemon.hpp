@@ -54,8 +54,14 @@ struct DaemonCounters {
   // store_failures by the store's reason (its StoreError kind: "full", "read-only", "locked",
   // "io", ...), every reason listed (zeros included) so a dashboard's series exist from the start.
   std::vector<std::pair<std::string, std::uint64_t>> store_failures_by_reason{};
-  // Renewals and rebinds ACKed while the store refused writes, cut to the lease it holds.
+  // Renewals and rebinds ACKed while the store refused writes, cut to the lease it holds; and
+  // INIT-REBOOTs of the client's own lease answered so.
   std::uint64_t answered_from_durable = 0;
+  std::uint64_t reboots_answered_from_durable = 0;
+  // Failed WAL checkpoints by the store's reason (store::StoreHealth), every reason listed,
+  // while commits succeed; and times the store was reopened after a read-only file system.
+  std::vector<std::pair<std::string, std::uint64_t>> checkpoint_failures_by_reason{};
+  std::uint64_t store_reopened = 0;
 };
 
 class Daemon {

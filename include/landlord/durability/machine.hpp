@@ -21,7 +21,9 @@
 //                While the store fails, a RENEWING (or REBINDING) client whose lease is durable
 //                is answered all the same, with an ACK cut to what remains of that durable
 //                lease (Verdict::DurableRemainder): the ACK promises nothing the store does
-//                not hold already, so it needs no write (docs/durability.md).
+//                not hold already, so it needs no write (docs/durability.md). So is a client
+//                in INIT-REBOOT asking for that same lease on its link
+//                (engine::Outcome::reboot_of_held).
 //   next_retry() when to call ready() again for a retry: the caller's timer.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
@@ -80,6 +82,7 @@ struct Release {
   Origin origin;
   std::span<const lease::Lease> records;  // its records (a grant's, the reclaimed ones)
   bool reclaimed = false;  // from propose_reclaimed(): `records` expired or freed
+  bool reboot = false;     // an INIT-REBOOT confirming the client's lease (Outcome::reboot_of_held)
 };
 
 struct Batch {
@@ -120,8 +123,9 @@ struct Counters {
                 store_failures = 0, not_taken = 0, replies_dropped_store_down = 0,
                 engine_corrections = 0,
                 grants_shortened = 0,  // unacknowledged grants written as the shorter lease
-                // renewals and rebinds ACKed from the durable lease while the store failed
-                answered_from_durable = 0;
+                // renewals and rebinds ACKed from the durable lease while the store failed,
+                // and INIT-REBOOTs so answered
+                answered_from_durable = 0, reboots_answered_from_durable = 0;
   // store_failures by the store's StoreError::Kind (full disk, read-only, locked, ...).
   std::array<std::uint64_t, store::StoreError::kKinds> store_failures_by_kind{};
 };
@@ -188,6 +192,7 @@ class Machine {
     Origin origin;
     bool reclaimed = false;
     std::optional<TimePoint> unacknowledged_until, held_until;  // a grant's (engine::Outcome)
+    bool reboot_of_held = false;                                // engine::Outcome's
   };
   // A batch out at the store: its records, and for each proposal the range of its records.
   struct Part {

@@ -81,6 +81,11 @@ struct Outcome {
   // (durability::Machine shortens the record; Engine::unacknowledged).
   std::optional<TimePoint> unacknowledged_until = std::nullopt;
   std::optional<TimePoint> held_until = std::nullopt;
+  // An INIT-REBOOT's ACK that confirms the client's own bound lease: the address it asked for
+  // is its lease, bound, in the subnet the request came from (its link). While the store
+  // fails, such a reply may be answered from the durable lease (durability::Machine), as a
+  // renewal's is; any other reboot's may not.
+  bool reboot_of_held = false;
   // Offer-ping (config::Subnet::offer_ping), OFFERs only: the OFFER may leave once nothing
   // answered an ICMP echo to its address for this long; if something does, the caller reports
   // it to Engine::conflict() and asks again.

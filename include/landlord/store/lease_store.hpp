@@ -1,6 +1,7 @@
 #pragma once
 // Durable lease records. Writes are conditional on the fencing token: a record whose token
 // is older than the stored one for its address is refused.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -25,6 +26,17 @@ std::string_view to_string(StoreError::Kind kind);
 
 enum class WriteResult : std::uint8_t { Written, StaleToken };
 
+// What a store reports about itself beside its commits' answers, for /metrics and the log. Safe
+// to read from any thread while the store is in use.
+struct StoreHealth {
+  // Failed WAL checkpoints (SQLite) by reason: the commits are durable all the same (in the
+  // WAL), but the WAL grows until a checkpoint succeeds. A busy checkpoint is not a failure.
+  std::array<std::uint64_t, StoreError::kKinds> checkpoint_failures{};
+  // Times the store was opened again after it had closed its files for a file system that
+  // turned read-only (SqliteLeaseStore), found to be the same store, and written to.
+  std::uint64_t reopened = 0;
+};
+
 // A store holds one record per address: that address's current lease and its fencing token.
 // A store is used from one thread at a time (the CommitQueue's worker, or start-up code).
 class LeaseStore {
@@ -40,6 +52,9 @@ class LeaseStore {
       std::span<const lease::Lease> batch) = 0;
   // Streams every stored record (any state) to `visit`; used at start-up to rebuild memory.
   virtual Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) = 0;
+  virtual StoreHealth health() const { return {}; }
+  // The last failed checkpoint's message (empty: none), for the log when health() counts more.
+  virtual std::string last_checkpoint_error() const { return {}; }
 };
 
 }  // namespace landlord::store

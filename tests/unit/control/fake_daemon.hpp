@@ -53,6 +53,9 @@ class FakeDaemon final : public Daemon {
     counters.receive_queue_overflow = 5;
     counters.store_failures_by_reason = {{"io", 0}, {"full", 2}, {"read-only", 7}};
     counters.answered_from_durable = 4;
+    counters.reboots_answered_from_durable = 6;
+    counters.checkpoint_failures_by_reason = {{"io", 1}, {"full", 0}, {"read-only", 9}};
+    counters.store_reopened = 2;
     return counters;
   }
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }

@@ -145,6 +145,14 @@ TEST_F(DurableAnswer, ARebindingClientIsAnsweredToo) {
   EXPECT_EQ(rebind.option(wire::option::kLeaseTime), 300u);
 }
 
+TEST_F(DurableAnswerOnASharedStore, ARebootingClientIsLeftToServersThatCanWrite) {
+  const Ipv4 address = bound(1);
+  store_fails(2);
+  harness.now += 20min;
+  EXPECT_EQ(proposed(harness.init_reboot(1, address)).verdict, Verdict::Unavailable)
+      << "INIT-REBOOT is broadcast: a peer that can write extends the lease for real";
+}
+
 TEST_F(DurableAnswerOnASharedStore, ARebindingClientIsLeftToServersThatCanWrite) {
   const Ipv4 address = bound(1);
   store_fails(2);
@@ -154,6 +162,56 @@ TEST_F(DurableAnswerOnASharedStore, ARebindingClientIsLeftToServersThatCanWrite)
   harness.now += 1s;
   EXPECT_EQ(proposed(harness.renew(1, address)).verdict, Verdict::DurableRemainder)
       << "a client renewing with this server alone is still answered";
+}
+
+// Issue #16: a client restarting (INIT-REBOOT) and asking for the address of its durable lease
+// is answered like a renewal: what remains of that lease, no write, no new token.
+TEST_F(DurableAnswer, ARebootingClientGetsWhatRemainsOfItsDurableLease) {
+  const Ipv4 address = bound(1);
+  store_fails(2);
+  harness.now += 20min;
+  const Answer reboot = proposed(harness.init_reboot(1, address));
+  ASSERT_EQ(reboot.verdict, Verdict::DurableRemainder);
+  EXPECT_EQ(reboot.reply->yiaddr, address);
+  EXPECT_EQ(reboot.option(wire::option::kLeaseTime), 2400u) << "40 of the durable hour left";
+  EXPECT_EQ(reboot.option(wire::option::kRenewalTime), 1200u);
+  EXPECT_EQ(reboot.option(wire::option::kRebindingTime), 2100u);
+  EXPECT_EQ(machine.counters().reboots_answered_from_durable, 1u);
+  EXPECT_EQ(machine.counters().answered_from_durable, 0u) << "renewals are counted apart";
+
+  // Rebooting again later: still cut to the durable lease, not to the engine's belief.
+  harness.now += 10min;
+  const Answer again = proposed(harness.init_reboot(1, address));
+  ASSERT_EQ(again.verdict, Verdict::DurableRemainder);
+  EXPECT_EQ(harness.now + std::chrono::seconds{again.option(wire::option::kLeaseTime)},
+            durable_until_);
+}
+
+// Only the client's own durable lease on its link: a lease granted during the outage, a new
+// client's reboot (the authoritative server would grant it) and a client whose lease has ended
+// stay unanswered — silence, no NAK.
+TEST_F(DurableAnswer, ARebootIsAnsweredOnlyForTheClientsOwnDurableLease) {
+  const Ipv4 ended = bound(4);
+  bound(1);
+  store_fails(2);
+  const Ipv4 offered = harness.discover(3).reply->message.yiaddr;
+  EXPECT_EQ(proposed(harness.select(3, offered)).verdict, Verdict::Unavailable);
+  harness.now += 1s;
+  EXPECT_EQ(proposed(harness.init_reboot(3, offered)).verdict, Verdict::Unavailable)
+      << "granted during the outage: the store holds no lease of client 3";
+  EXPECT_EQ(proposed(harness.init_reboot(5, Ipv4{198, 18, 0, 180})).verdict, Verdict::Unavailable)
+      << "a new client's address would be a new grant";
+  // Client 4's hour runs out: the reclaimer expires it (its record waits for the store too).
+  harness.now = durable_until_ + 1s;
+  for (lease::Lease& expired : harness.engine.reclaim(harness.now, 1000)) {
+    machine.propose_reclaimed({expired});
+  }
+  const std::vector<Batch> due = step().batches;
+  for (const Batch& batch : due) answer(batch, failure());
+  step();
+  EXPECT_EQ(proposed(harness.init_reboot(4, ended)).verdict, Verdict::Unavailable)
+      << "an ended lease is a new grant";
+  EXPECT_EQ(machine.counters().reboots_answered_from_durable, 0u);
 }
 
 TEST_F(DurableAnswer, NothingThatNeedsAWriteIsAnswered) {
@@ -184,6 +242,8 @@ TEST_F(DurableAnswer, ALeaseWhoseRecordIsStillOnItsWayIsNotAnswered) {
   harness.now += 50ms;  // before the first retry (100 ms): batches are answered in order
   EXPECT_EQ(proposed(harness.renew(1, address)).verdict, Verdict::Unavailable)
       << "the store may or may not hold the renewal in flight: nothing is known";
+  EXPECT_EQ(proposed(harness.init_reboot(1, address)).verdict, Verdict::Unavailable)
+      << "nor for a reboot";
   answer(second, failure());
   step();
 }

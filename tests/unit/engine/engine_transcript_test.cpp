@@ -370,7 +370,7 @@ class Transcript {
 const std::map<std::string, std::size_t> kTranscripts = {
     {"dora.txt", 7},       {"renew_rebind_expire.txt", 10}, {"affinity.txt", 10},
     {"exhaustion.txt", 9}, {"decline.txt", 8},              {"fencing.txt", 16},
-    {"relay.txt", 5},      {"durability.txt", 28}};
+    {"relay.txt", 5},      {"durability.txt", 37}};
 
 std::filesystem::path testdata() {
   return std::filesystem::path(LANDLORD_SOURCE_DIR) / "tests/unit/engine/testdata";

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "landlord/store/open_store.hpp"
 #include "store_test_support.hpp"
@@ -570,6 +571,217 @@ TEST_F(SqliteLeaseStoreTest, ImmutableDatabaseAndWalFailCommitsAsReadOnly) {
   const auto retried = store->commit(std::vector{bound_lease(2, 1)});
   ASSERT_TRUE(retried.has_value()) << retried.error().message;
   EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+
+// A directory bind-mounted on itself: its mount can be made read-only and back (MS_RDONLY on
+// the bind mount), which Linux refuses (EBUSY) while a file under it is open for writing. On
+// the scratch directory's own file system, which keeps `chattr +i` (tmpfs lets descriptors
+// already open write immutable files).
+class BindMount {
+ public:
+  explicit BindMount(const std::filesystem::path& where) : where_(where) {
+    std::filesystem::create_directory(where_);
+    if (::mount(where_.c_str(), where_.c_str(), nullptr, MS_BIND, nullptr) == 0) {
+      mounted_ = true;
+    } else {
+      reason_ = std::string("cannot bind-mount (needs root): ") + std::strerror(errno);
+    }
+  }
+  ~BindMount() {
+    if (mounted_) ::umount2(where_.c_str(), MNT_DETACH);
+  }
+  BindMount(const BindMount&) = delete;
+  BindMount& operator=(const BindMount&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& reason() const { return reason_; }
+  bool read_only(bool on) {
+    return ::mount(nullptr, where_.c_str(), nullptr,
+                   MS_REMOUNT | MS_BIND | (on ? MS_RDONLY : 0), nullptr) == 0;
+  }
+
+ private:
+  std::filesystem::path where_;
+  bool mounted_ = false;
+  std::string reason_;
+};
+
+// Issue #16: a file system that turns read-only under the daemon (ext4's emergency read-only
+// state, files made immutable) can be checked and mounted again only once nobody writes to it.
+// The store lets go of its files on the first read-only failure and opens the same store again
+// at the next commit: here Linux refuses to make the mount read-only while the store holds its
+// files, and accepts once it has let them go.
+TEST_F(SqliteLeaseStoreTest, AReadOnlyFailureClosesTheFilesAndTheNextCommitReopensTheStore) {
+  const auto where = directory_.path() / "released";
+  BindMount mount(where);
+  if (!mount.mounted()) GTEST_SKIP() << mount.reason();
+  const auto path = where / "leases.db";
+  auto store = open_ok({.path = path});
+  ASSERT_NE(store, nullptr);
+  const auto first = bound_lease(1, 1);
+  ASSERT_TRUE(store->commit(std::vector{first}).has_value());
+  ASSERT_FALSE(mount.read_only(true)) << "made read-only under a store writing to it";
+  EXPECT_EQ(errno, EBUSY);
+
+  std::optional<ImmutableFile> database(std::in_place, path);
+  if (!database->set()) GTEST_SKIP() << database->reason();
+  std::optional<ImmutableFile> wal(std::in_place, path.string() + "-wal");
+  ASSERT_TRUE(wal->set()) << wal->reason();
+  const auto second = bound_lease(2, 1);
+  const auto refused = store->commit(std::vector{second});
+  if (refused.has_value()) GTEST_SKIP() << "this file system lets open descriptors write immutable files";
+  EXPECT_EQ(refused.error().kind, StoreError::Kind::ReadOnly) << refused.error().message;
+  EXPECT_TRUE(mentions(refused.error(), "closed the store's files")) << refused.error().message;
+  EXPECT_FALSE(store->attached());
+  wal.reset();
+  database.reset();
+
+  // Nobody writes to the file system now: it can go read-only (as an operator's fsck needs).
+  ASSERT_TRUE(mount.read_only(true)) << std::strerror(errno);
+  const auto still = store->commit(std::vector{second});
+  ASSERT_FALSE(still.has_value());
+  EXPECT_NE(still.error().kind, StoreError::Kind::Full) << still.error().message;
+  EXPECT_FALSE(store->attached()) << "a store that cannot write stays closed";
+  EXPECT_EQ(store->health().reopened, 0u);
+
+  ASSERT_TRUE(mount.read_only(false)) << std::strerror(errno);
+  const auto resumed = store->commit(std::vector{second});
+  ASSERT_TRUE(resumed.has_value()) << resumed.error().message;
+  EXPECT_TRUE(store->attached());
+  EXPECT_EQ(store->health().reopened, 1u);
+  const auto records = load_all(*store);
+  ASSERT_EQ(records.size(), 2u);
+  std::map<Ipv4, lease::Lease> by_address;
+  for (const auto& record : records) by_address.emplace(record.address, record);
+  EXPECT_TRUE(same_lease(first, by_address.at(first.address)));
+  EXPECT_TRUE(same_lease(second, by_address.at(second.address)));
+}
+
+// What is found at the path again must be the store this process wrote: not an empty file, not
+// another store, not an older copy, and nothing is created where there is no file.
+TEST_F(SqliteLeaseStoreTest, AClosedStoreIsReopenedOnlyOnTheSameStore) {
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->commit(std::vector{bound_lease(1, 1)}).has_value());
+  // An older copy: it has lease 1 but not lease 1's next period, written below.
+  const auto copy = directory_.path() / "copy";
+  std::filesystem::create_directory(copy);
+  {
+    RawConnection raw(file());
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+  std::filesystem::copy_file(file(), copy / "leases.db");
+  auto renewed = bound_lease(1, 1);
+  renewed.granted_at += std::chrono::minutes{30};
+  ASSERT_TRUE(store->commit(std::vector{renewed}).has_value());
+
+  std::optional<ImmutableFile> database(std::in_place, file());
+  if (!database->set()) GTEST_SKIP() << database->reason();
+  std::optional<ImmutableFile> wal(std::in_place, file().string() + "-wal");
+  ASSERT_TRUE(wal->set()) << wal->reason();
+  const auto refused = store->commit(std::vector{bound_lease(2, 1)});
+  if (refused.has_value()) GTEST_SKIP() << "this file system lets open descriptors write immutable files";
+  ASSERT_FALSE(store->attached());
+  wal.reset();
+  database.reset();
+
+  // The store moved away: nothing at the path, and nothing is created there.
+  const auto away = directory_.path() / "away";
+  std::filesystem::create_directory(away);
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const auto name = file().string() + suffix;
+    if (std::filesystem::exists(name)) {
+      std::filesystem::rename(name, away / std::filesystem::path(name).filename());
+    }
+  }
+  auto missing = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_FALSE(std::filesystem::exists(file())) << "a store was created in its place";
+
+  // An empty landlord store, then the older copy, in its place: refused, nothing written.
+  open_ok({.path = directory_.path() / "leases.db"}).reset();
+  auto other = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(other.has_value());
+  EXPECT_EQ(other.error().kind, StoreError::Kind::Io) << other.error().message;
+  EXPECT_TRUE(mentions(other.error(), "not the store this server was writing")) << other.error().message;
+  EXPECT_TRUE(RawConnection(file()).rows("SELECT address FROM leases").empty());
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file().string() + suffix);
+  std::filesystem::copy_file(copy / "leases.db", file());
+  auto older = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(older.has_value());
+  EXPECT_TRUE(mentions(older.error(), "198.18.0.1 token 1")) << older.error().message;
+  EXPECT_EQ(RawConnection(file()).rows("SELECT address FROM leases").size(), 1u);
+  EXPECT_FALSE(store->attached());
+
+  // The store itself back: reopened, written, nothing lost.
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file().string() + suffix);
+  for (const auto& entry : std::filesystem::directory_iterator(away)) {
+    std::filesystem::rename(entry.path(), directory_.path() / entry.path().filename());
+  }
+  const auto resumed = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_TRUE(resumed.has_value()) << resumed.error().message;
+  EXPECT_EQ(store->health().reopened, 1u);
+  const auto records = load_all(*store);
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& record : records) {
+    if (record.address == renewed.address) {
+      EXPECT_TRUE(same_lease(renewed, record));
+    }
+  }
+}
+
+// Issue #16: a checkpoint that fails while commits succeed (here the database file immutable,
+// its WAL not) loses nothing, but the WAL grows until one works: each failure is counted by
+// reason, with the store's message, and checkpoints resume once the file is writable again.
+TEST_F(SqliteLeaseStoreTest, FailedCheckpointsAreCountedWhileCommitsGoOn) {
+  auto store = open_ok();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->commit(std::vector{bound_lease(0, 1)}).has_value());
+  std::optional<ImmutableFile> database(std::in_place, file());
+  if (!database->set()) GTEST_SKIP() << database->reason();
+
+  const auto failures = [&] {
+    std::uint64_t total = 0;
+    for (const std::uint64_t count : store->health().checkpoint_failures) total += count;
+    return total;
+  };
+  std::uint32_t next = 1;
+  const auto commit_some = [&] {
+    std::vector<lease::Lease> batch;
+    for (int i = 0; i < 20; ++i) batch.push_back(bound_lease(next++, 1));
+    const auto committed = store->commit(batch);
+    EXPECT_TRUE(committed.has_value()) << (committed ? "" : committed.error().message);
+    return committed.has_value();
+  };
+  // The checkpointer wakes at 1,000 WAL frames; bounded in commits and time.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  while (failures() == 0 && next < 40'000 && std::chrono::steady_clock::now() < deadline) {
+    if (!commit_some()) break;
+  }
+  if (failures() == 0 && store->checkpoints().background > 0) {
+    GTEST_SKIP() << "this file system lets open descriptors write immutable files";
+  }
+  ASSERT_GT(failures(), 0u) << "no checkpoint failure counted after " << next << " records";
+  const auto counts = store->health().checkpoint_failures;
+  EXPECT_GT(counts[static_cast<std::size_t>(StoreError::Kind::ReadOnly)], 0u)
+      << store->last_checkpoint_error();
+  EXPECT_TRUE(store->last_checkpoint_error().find(file().string()) != std::string::npos)
+      << store->last_checkpoint_error();
+  EXPECT_TRUE(store->last_checkpoint_error().find("checkpointing") != std::string::npos)
+      << store->last_checkpoint_error();
+  EXPECT_TRUE(store->attached()) << "commits kept working: the store stays open";
+
+  database.reset();
+  const auto background = store->checkpoints().background;
+  const auto writer = store->checkpoints().writer;
+  const auto resumed_by = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  while (store->checkpoints().background == background && store->checkpoints().writer == writer &&
+         std::chrono::steady_clock::now() < resumed_by) {
+    if (!commit_some()) break;
+  }
+  EXPECT_TRUE(store->checkpoints().background > background || store->checkpoints().writer > writer)
+      << "checkpoints did not resume";
+  EXPECT_EQ(load_all(*store).size(), next);
 }
 
 }  // namespace
