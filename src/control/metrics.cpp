@@ -291,12 +291,14 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              "Failed store transactions by the store's reason: the disk is full (full), the file or its "
              "file system refuses writes (read_only), another process holds the lock (locked), an I/O "
              "error or the file gone (io), corrupt, foreign, other.");
-  for (const auto& [reason, value] : counters.store_failures_by_reason) {
-    std::string name = reason;
-    std::replace(name.begin(), name.end(), '-', '_');  // "read-only" as a label value like the others
-    out.sample("landlord_store_commit_failures_total", fmt::format("reason=\"{}\"", name),
-               static_cast<double>(value));
-  }
+  const auto by_reason = [&out](const char* family, const auto& by_kind) {
+    for (const auto& [reason, value] : by_kind) {
+      std::string name = reason;
+      std::replace(name.begin(), name.end(), '-', '_');  // "read-only" as a label value like the others
+      out.sample(family, fmt::format("reason=\"{}\"", name), static_cast<double>(value));
+    }
+  };
+  by_reason("landlord_store_commit_failures_total", counters.store_failures_by_reason);
   out.single("landlord_store_down_renewals_answered_total", "counter",
              "Renewals and rebinds ACKed while the store refused writes: not extended, the lease time "
              "cut to what remains of the lease the store holds (no write).",
@@ -308,12 +310,7 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.family("landlord_store_checkpoint_failures_total", "counter",
              "Failed WAL checkpoints (SQLite) by the store's reason, while commits may still succeed: "
              "nothing is lost, but the WAL grows until a checkpoint works.");
-  for (const auto& [reason, value] : counters.checkpoint_failures_by_reason) {
-    std::string name = reason;
-    std::replace(name.begin(), name.end(), '-', '_');
-    out.sample("landlord_store_checkpoint_failures_total", fmt::format("reason=\"{}\"", name),
-               static_cast<double>(value));
-  }
+  by_reason("landlord_store_checkpoint_failures_total", counters.checkpoint_failures_by_reason);
   out.single("landlord_store_reopened_total", "counter",
              "Times the store was opened again (and found to be the same store) after it closed its "
              "files for a file system that turned read-only.",
