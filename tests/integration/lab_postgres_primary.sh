@@ -34,7 +34,7 @@ WORK=$(mktemp -d /tmp/lab_primary.XXXXXX)
 chmod 755 "$WORK"
 PGDIR="/tmp/llpg-primary-$$"
 prefix="llpp$$"
-NS_A="${prefix}a" NS_B="${prefix}b" NS_C="${prefix}c" NS_W="${prefix}w"
+source "$here/peers_lab.sh"
 PID_A="" PID_B="" SIM_PID=""
 
 cleanup() {
@@ -43,8 +43,7 @@ cleanup() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
-  for ns in "$NS_A" "$NS_B" "$NS_C" "$NS_W"; do ip netns del "$ns" 2>/dev/null || true; done
-  "$CLUSTER" stop "$PGDIR" >/dev/null 2>&1 || true
+  peers_lab_down
   if [[ ${KEEP_WORK:-0} == 1 ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT INT TERM
@@ -59,24 +58,7 @@ sql() { psql -X -At "host=$PGDIR user=landlord dbname=landlord" -c "$1"; }
 to_ms() { date -d "$1" +%s%3N; }  # a log line's timestamp: ms since the epoch
 
 # ---- the lab ----
-ip netns add "$NS_W" || { echo "SKIP: cannot create network namespaces"; exit 77; }
-for ns in "$NS_A" "$NS_B" "$NS_C"; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
-ip -n "$NS_W" link add br0 type bridge
-ip -n "$NS_W" link set br0 up
-for side in a b c; do
-  ns="${prefix}$side"
-  inner=ll-srv0
-  [[ $side == c ]] && inner=ll-cli0
-  ip -n "$NS_W" link add "p$side" type veth peer name "$inner" netns "$ns"
-  ip -n "$NS_W" link set "p$side" master br0 up
-  ip -n "$ns" link set "$inner" up
-done
-ip -n "$NS_A" addr add 198.18.0.1/24 dev ll-srv0
-ip -n "$NS_B" addr add 198.18.0.2/24 dev ll-srv0
-
-note "starting PostgreSQL in $PGDIR"
-"$CLUSTER" start "$PGDIR" || fail "cannot start PostgreSQL"
-URL="postgresql:///landlord?host=$PGDIR&user=landlord"
+peers_lab_up
 
 config() {  # SERVER_ID
   cat <<YAML
