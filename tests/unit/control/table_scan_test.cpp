@@ -194,7 +194,7 @@ TEST(TableScan, RequestsAreServedBetweenThePiecesOfAWholeTableCommand) {
 // lease4-wipe revokes in pieces too: a commit per piece of at most 1,024 records, requests served
 // between pieces, at most four pieces at the store at once (the next piece once one is answered:
 // the store's commit queue takes 16,384 records and refuses beyond, which stopped a wipe of
-// 100,000 leases after 20 pieces), and the answer only once every piece is durable.
+// 100,000 leases after 20 to 50 pieces), and the answer only once every piece is durable.
 TEST(TableScan, WipeRevokesInPiecesAndAnswersOnceEveryPieceIsDurable) {
   FakeDaemon daemon(kLargePool);
   fill(daemon);
