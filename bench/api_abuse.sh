@@ -10,6 +10,7 @@
 # started is killed by PID.
 # Also prints how long landlord's loop thread waited for a CPU while runnable (schedstat) and each
 # thread's CPU time; with LOOP_TURNS=1, the loop's turns over the run (bench/loop_turns.sh, perf).
+# LOOP_NICE=N runs the loop thread alone at nice N (renice of its tid).
 #   bench/api_abuse.sh [CLIENTS] [RATE] [DURATION] [HAMMERS]   (defaults 30000 2000 20 4)
 # Uses build/release/tools/{landlord,landlord-sim} (LANDLORD= and SIM= override).
 set -euo pipefail
@@ -58,6 +59,10 @@ run() {  # run NAME ABUSE(0|1): one fresh landlord, one load
 control:
   socket: $WORK/control.sock"
   for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && break; sleep 0.1; done
+  # LOOP_NICE=N: the loop thread (the main thread; its tid is the PID) at nice N, the other
+  # threads left as they are, as an operator's renice of that thread would (N < 0 needs root or
+  # CAP_SYS_NICE).
+  if [[ -n ${LOOP_NICE:-} ]]; then renice -n "$LOOP_NICE" -p "$SERVER_PID" >/dev/null; fi
   HELPERS=()
   local turns_pid=""
   read -r _ delay_before _ </proc/"$SERVER_PID"/schedstat
@@ -80,7 +85,7 @@ control:
                   echo "$(basename "$task") $(((utime + stime) * 10))"; done | sort -n | awk '{ printf "%s%d", (NR > 1 ? " " : ""), $2 }')
   landlord_stop_and_check
   if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; cat "$WORK/turns"; fi
-  echo "api_abuse: $name: loop thread waited $(((delay_after - delay_before) / 1000000)) ms for a CPU; CPU ms by thread (loop first): $threads_cpu; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "api_abuse: $name: loop thread (nice ${LOOP_NICE:-inherited}) waited $(((delay_after - delay_before) / 1000000)) ms for a CPU; CPU ms by thread (loop first): $threads_cpu; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   local calls=0
   if ((abuse)); then for i in $(seq "$hammers"); do calls=$((calls + $(cat "$WORK/calls.$i"))); done; fi
   jq -r --arg name "$name" --argjson arrival "$(awk -v c="$clients" -v r="$rate" 'BEGIN { print c / r }')" --argjson calls "$calls" \

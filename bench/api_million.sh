@@ -9,6 +9,8 @@
 # subnet, were in progress, with the event loop's turns meanwhile (bench/loop_turns.sh, if perf).
 #   flock /tmp/landlord-netns.lock bench/api_million.sh [LEASES]   (default 1000000; needs root)
 # Uses build/release/tools/landlord/landlord (LANDLORD= overrides), curl, jq and sqlite3.
+# WIPE_ONLY=1 goes from the loaded table straight to lease4-wipe. landlord's log is kept in
+# /tmp/api_million.PID.landlord.log (API_MILLION_LOG= overrides); the work directory is removed.
 set -euo pipefail
 repo_dir=$(cd "$(dirname "$0")/.." && pwd)
 leases=${1:-1000000}
@@ -20,9 +22,14 @@ source "$repo_dir/bench/million.sh"  # million_fill, million_lease_time_ms
 ns="llapi$$"
 WORK=$(mktemp -d /tmp/api_million.XXXXXX)
 SERVER_PID=""
+# landlord's log outlives the work directory (the store file does not: it is hundreds of MB).
+KEPT_LOG=${API_MILLION_LOG:-/tmp/api_million.$$.landlord.log}
 cleanup() {
   if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
   ip netns del "$ns" 2>/dev/null || true
+  if [[ -f $WORK/landlord.log ]]; then
+    cp "$WORK/landlord.log" "$KEPT_LOG" && echo "api_million: landlord's log kept in $KEPT_LOG ($(wc -l <"$KEPT_LOG") lines)"
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
@@ -84,7 +91,8 @@ echo "api_million: $records lease records loaded; VmRSS $(rss VmRSS) KiB, VmHWM 
 timed status-get '{"command":"status-get"}'
 timed statistic-get-all '{"command":"statistic-get-all"}'
 timed "GET /metrics" /metrics
-timed "lease4-get by hw-address (a scan)" '{"command":"lease4-get","arguments":{"identifier-type":"hw-address","identifier":"02:10:00:0f:42:40","subnet-id":1}}'
+last_mac=$(printf '02:10:00:%02x:%02x:%02x' $((leases >> 16)) $(((leases >> 8) & 255)) $((leases & 255)))
+timed "lease4-get by hw-address (a scan)" "{\"command\":\"lease4-get\",\"arguments\":{\"identifier-type\":\"hw-address\",\"identifier\":\"$last_mac\",\"subnet-id\":1}}"
 jq -e '.result == 0' "$WORK/answer" >/dev/null || echo "api_million: lease4-get by hw-address did not find the last lease"
 
 # lease4-get-all, with status-get asked back to back meanwhile: how long the event loop keeps
@@ -103,6 +111,7 @@ turns_meanwhile() {  # LABEL PID: loop_turns.sh until PID ends, into $WORK/turns
   if command -v perf >/dev/null; then "$repo_dir/bench/loop_turns.sh" "$SERVER_PID" 900 "$1" "$2" >"$WORK/turns" 2>&1 & turns_pid=$!
   else echo "$1: perf missing, turns not recorded" >"$WORK/turns"; turns_pid=""; fi
 }
+if [[ ${WIPE_ONLY:-0} == 0 ]]; then
 ask '{"command":"lease4-get-all"}' >"$WORK/all.json" &
 all_pid=$!
 turns_meanwhile "api_million: event loop during lease4-get-all" "$all_pid"
@@ -125,6 +134,7 @@ while :; do
 done
 echo "api_million: lease4-get-page, limit 65536: $pages pages, $paged leases in $(awk -v a="$page_start" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s (jq's parsing included)"
 echo "api_million: after paging: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
+fi  # WIPE_ONLY
 
 # lease4-wipe of the million-lease subnet: revoked in pieces, each piece durable before the answer.
 ask '{"command":"lease4-wipe","arguments":{"subnet-id":1,"confirm":true}}' >"$WORK/wipe.json" &
@@ -137,5 +147,9 @@ wipe_s=$(awk -v a="$start_ns" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - 
 if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; fi
 echo "api_million: lease4-wipe subnet 1                $wipe_s s: $(jq -c '{result, text}' "$WORK/wipe.json"); meanwhile $calls status-get answered, slowest $max_ms ms"
 cat "$WORK/turns"
+# What the store holds of subnet 1 once the commits in flight have landed (read beside the
+# server, as WAL allows): the answer's counts must match it.
+sleep 2
+echo "api_million: after lease4-wipe the store holds in subnet 1: $(sqlite3 "$WORK/leases.db" "SELECT group_concat(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM leases WHERE subnet_id = 1 GROUP BY state)")"
 echo "api_million: at the end: VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB"
 stop

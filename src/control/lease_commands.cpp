@@ -18,6 +18,11 @@ constexpr std::size_t kReclaimAtOnce = 65536;
 // lease4-wipe's revocations per turn of the event loop: each is a change to the table's indexes
 // and a record for the store, dearer than reading a record, so fewer than a scan's piece.
 constexpr std::size_t kRevokePiece = 1024;
+// lease4-wipe's pieces at the store at once (submitted, not answered yet). The store's commit
+// queue takes 16,384 records (store::CommitQueueOptions::capacity_records) and refuses beyond,
+// for DHCP's records too; a piece is made in far less time than it takes to commit, so without
+// this bound a large wipe filled the queue (18 pieces in, the 19th refused) and stopped.
+constexpr std::size_t kPiecesAtTheStore = 4;
 
 int result_of(engine::AdminRefusal::Kind kind) {
   return kind == engine::AdminRefusal::Kind::NotFound ? kEmpty : kError;
@@ -124,6 +129,7 @@ struct Wipe {
   std::size_t revoked = 0;      // records handed to the store
   std::size_t durable = 0;      // ... and written
   std::size_t committing = 0;   // pieces whose commit has not answered yet
+  bool paused = false;          // kPiecesAtTheStore are committing: the next answer resumes
   bool stopped = false;         // no piece is revoked any more (all done, or the store failed)
   std::string error;            // the first failure
 };
@@ -146,7 +152,8 @@ void answer_wipe(Wipe& wipe) {
 }
 
 // One piece of lease4-wipe: up to kRevokePiece addresses revoked as they are now, committed; the
-// next piece in a later turn of the event loop.
+// next piece in a later turn of the event loop, or, while kPiecesAtTheStore pieces are
+// committing, once one of them is answered.
 void revoke_piece(Daemon& daemon, const std::shared_ptr<Wipe>& wipe) {
   if (wipe->error.empty() && !daemon.counters().store_healthy) {
     wipe->error = "the lease store is not accepting writes";
@@ -154,6 +161,10 @@ void revoke_piece(Daemon& daemon, const std::shared_ptr<Wipe>& wipe) {
   if (!wipe->error.empty()) {
     wipe->stopped = true;
     return answer_wipe(*wipe);
+  }
+  if (wipe->committing >= kPiecesAtTheStore) {
+    wipe->paused = true;
+    return;
   }
   const TimePoint now = daemon.now();
   engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
@@ -166,12 +177,15 @@ void revoke_piece(Daemon& daemon, const std::shared_ptr<Wipe>& wipe) {
   if (const std::size_t count = change.mutations.size(); count > 0) {
     wipe->revoked += count;
     ++wipe->committing;
-    daemon.commit(std::move(change), [wipe, count](Expected<void, std::string> done) {
+    daemon.commit(std::move(change), [&daemon, wipe, count](Expected<void, std::string> done) {
       --wipe->committing;
       if (done) {
         wipe->durable += count;
       } else if (wipe->error.empty()) {
         wipe->error = done.error();
+      }
+      if (std::exchange(wipe->paused, false)) {
+        return daemon.defer([&daemon, wipe] { revoke_piece(daemon, wipe); });
       }
       answer_wipe(*wipe);
     });

@@ -315,6 +315,11 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              "Times the store was opened again (and found to be the same store) after it closed its "
              "files for a file system that turned read-only.",
              static_cast<double>(counters.store_reopened));
+  out.single("landlord_store_commit_queue_full_total", "counter",
+             "Batches of records the store's commit queue could not take (full: records came faster "
+             "than the store commits them; the store is not failing). Their replies were not sent; "
+             "the records wait and are retried.",
+             static_cast<double>(counters.commit_queue_full));
   out.single("landlord_store_stale_refusals_total", "counter",
              "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",

@@ -22,6 +22,7 @@ std::string_view to_string(Verdict verdict) {
 
 Machine::Machine(Options options) : options_(options), retry_delay_(options.retry_first) {
   LANDLORD_ASSERT(options_.retry_first > Duration{0} && options_.retry_first <= options_.retry_max);
+  LANDLORD_ASSERT(options_.retry_batch_max > 0);
 }
 
 bool Machine::propose(engine::Outcome& outcome, const Origin& origin) {
@@ -105,6 +106,10 @@ void Machine::ready(TimePoint now, Ready& out) {
     retry.id = next_batch_++;
     retry.retry = true;
     for (const auto& [address, chain] : backlog_) {
+      // Whole chains, at least one: the rest waits for the next retry, soon after this one.
+      if (!retry.records.empty() && retry.records.size() + chain.size() > options_.retry_batch_max) {
+        break;
+      }
       for (const Waiting& waiting : chain) {  // in order: the store compares each with the last
         retry.records.push_back(waiting.record);
         retry.sequences.push_back(waiting.sequence);
@@ -166,7 +171,7 @@ void Machine::not_taken(std::uint64_t id, TimePoint now) {
   if (batch->retry) {
     retry_in_flight_ = false;
   } else {
-    drop_parts(*batch);  // overload, not a failing store: the store stays healthy
+    drop_parts(*batch, true);  // overload, not a failing store: the store stays healthy
   }
   answered_.push_back(std::move(*batch));
   in_flight_.erase(batch);
@@ -208,10 +213,12 @@ std::uint32_t Machine::hold(engine::Outcome& outcome, const Origin& origin, bool
   return slot;
 }
 
-void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records) {
+void Machine::release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records,
+                      bool not_taken) {
   const Held& held = slots_[slot];
   released_.push_back(Release{verdict, held.reply ? &*held.reply : nullptr, held.event,
-                              held.origin, records, held.reclaimed, held.reboot_of_held});
+                              held.origin, records, held.reclaimed, held.reboot_of_held,
+                              not_taken});
   releasing_.push_back(slot);
 }
 
@@ -352,13 +359,13 @@ void Machine::keep_unacknowledged(std::uint64_t sequence, std::span<const lease:
   }
 }
 
-void Machine::drop_parts(InFlight& batch) {
+void Machine::drop_parts(InFlight& batch, bool not_taken) {
   for (const Part& part : batch.parts) {
     keep_unacknowledged(part.sequence, std::span(batch.records).subspan(part.first, part.count),
                         slots_[part.slot]);
     if (!slots_[part.slot].reclaimed) ++counters_.replies_dropped_store_down;
     release(part.slot, Verdict::Unavailable,
-            std::span(batch.records).subspan(part.first, part.count));
+            std::span(batch.records).subspan(part.first, part.count), not_taken);
   }
 }
 
@@ -390,7 +397,8 @@ void Machine::retry_answered(InFlight& batch, const CommitResult& result, engine
   }
   retry_delay_ = options_.retry_first;
   maybe_recovered(batch.records.size());
-  schedule_retry(now);
+  // The store took a retry: what a capped retry left goes out at once.
+  if (!backlog_.empty()) retry_at_ = now;
 }
 
 bool Machine::written(const lease::Lease& record, store::WriteResult result,

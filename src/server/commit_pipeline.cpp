@@ -26,10 +26,20 @@ void CommitPipeline::drive() {
     for (const durability::Release& release : ready_.released) released_(release);
     for (durability::Batch& batch : ready_.batches) {
       const std::uint64_t id = batch.id;
+      const std::size_t records = batch.records.size();
       const bool accepted = committer_.submit(
           std::move(batch.records),
           [this, id](CommitResult result) { complete(id, std::move(result)); });
-      if (!accepted) machine_.not_taken(id, now);
+      if (!accepted) {
+        machine_.not_taken(id, now);
+        queue_full_log_.log(
+            spdlog::level::warn,
+            "store commit queue full: {} records not taken ({}); their replies are not sent, the "
+            "records wait for a retry. The store is not failing: records come faster than it "
+            "commits them ({} batches refused so far)",
+            records, batch.retry ? "a retry of waiting records" : "new outcomes",
+            machine_.counters().not_taken);
+      }
     }
   }
   arm_retry_timer();

@@ -70,6 +70,9 @@ Duration lease_time_of(std::span<const lease::Lease> records) {
 durability::Options durability_options(const config::Config& config) {
   durability::Options options;
   options.shared_store = config.store.type == config::StoreSection::Type::Postgresql;
+  // A retry of waiting records takes at most a quarter of the commit queue: it is always taken
+  // once the queue drains, and leaves room for new outcomes.
+  options.retry_batch_max = store::CommitQueueOptions{}.capacity_records / 4;
   return options;
 }
 
@@ -437,9 +440,11 @@ class Server final : public control::Daemon {
         return;
       case durability::Verdict::Unavailable:
         store_down_log_.log(
-            spdlog::level::err, "{} {} for {} not acknowledged: the store is not accepting writes",
+            spdlog::level::err, "{} {} for {} not acknowledged: {}",
             engine::to_string(release.event.kind), release.event.address.to_string(),
-            requester.hardware.to_string());
+            requester.hardware.to_string(),
+            release.not_taken ? "the store's commit queue is full"
+                              : "the store is not accepting writes");
         return;
     }
   }
@@ -718,6 +723,7 @@ class Server final : public control::Daemon {
           store::to_string(static_cast<store::StoreError::Kind>(kind)), health.checkpoint_failures[kind]);
     }
     counters.store_reopened = health.reopened;
+    counters.commit_queue_full = commits.not_taken;
     counters.view_current = view_current_;
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
@@ -826,6 +832,11 @@ class Server final : public control::Daemon {
     changes_.erase(found);
     if (release.verdict == durability::Verdict::StaleToken) {
       return done(unexpected(std::string{"the store holds a newer holder (stale fencing token)"}));
+    }
+    if (release.verdict == durability::Verdict::Unavailable && release.not_taken) {
+      return done(unexpected(std::string{
+          "the store's commit queue is full (the store is not failing; records came faster than "
+          "it commits them): the change is kept and written by a retry shortly"}));
     }
     if (release.verdict == durability::Verdict::Unavailable) {
       return done(unexpected(std::string{

@@ -25,7 +25,9 @@ bool CommitQueue::submit(std::vector<lease::Lease> records, Completion done) {
   const std::size_t cost = queue_cost(records);
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || pending_records_ + cost > options_.capacity_records) {
+    // A submission larger than the whole queue is taken when nothing else waits: refused
+    // whatever the queue held, it could never be taken, and its caller would retry it forever.
+    if (stopping_ || (pending_records_ > 0 && pending_records_ + cost > options_.capacity_records)) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }

@@ -62,6 +62,9 @@ struct DaemonCounters {
   // while commits succeed; and times the store was reopened after a read-only file system.
   std::vector<std::pair<std::string, std::uint64_t>> checkpoint_failures_by_reason{};
   std::uint64_t store_reopened = 0;
+  // Batches of records the store's commit queue could not take (full: records came faster than
+  // the store commits them, the store not failing); their replies were dropped, records retried.
+  std::uint64_t commit_queue_full = 0;
 };
 
 class Daemon {

@@ -24,7 +24,10 @@
 //                not hold already, so it needs no write (docs/durability.md). So is a client
 //                in INIT-REBOOT asking for that same lease on its link
 //                (engine::Outcome::reboot_of_held).
-//   next_retry() when to call ready() again for a retry: the caller's timer.
+//                A batch the committer cannot take now (not_taken(): its queue is full) is
+//                dropped the same way, without marking the store as failing.
+//   next_retry() when to call ready() again for a retry: the caller's timer. A backlog is
+//                retried in batches of at most Options::retry_batch_max records.
 //
 // No threads, no Asio, no clock: time is a parameter. Nothing here logs.
 #include <array>
@@ -83,6 +86,9 @@ struct Release {
   std::span<const lease::Lease> records;  // its records (a grant's, the reclaimed ones)
   bool reclaimed = false;  // from propose_reclaimed(): `records` expired or freed
   bool reboot = false;     // an INIT-REBOOT confirming the client's lease (Outcome::reboot_of_held)
+  // Unavailable because the committer could not take the batch (its queue was full: not_taken()),
+  // not because the store failed: the store may be healthy; the records wait for a retry.
+  bool not_taken = false;
 };
 
 struct Batch {
@@ -116,6 +122,10 @@ struct Options {
   // Other servers write the same store (PostgreSQL): while it fails here, a REBINDING client
   // (broadcasting to any server) is left to them, which can extend its lease for real.
   bool shared_store = false;
+  // Records per retry batch at most (whole chains of an address, at least one): a backlog is
+  // retried in pieces a committer can take, since one batch larger than the committer's queue
+  // would be refused at every retry, forever (store::CommitQueueOptions::capacity_records).
+  std::size_t retry_batch_max = 4096;
 };
 
 struct Counters {
@@ -220,7 +230,8 @@ class Machine {
   };
 
   std::uint32_t hold(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
-  void release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records);
+  void release(std::uint32_t slot, Verdict verdict, std::span<const lease::Lease> records,
+               bool not_taken = false);
   void take(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
   void keep_for_retry(std::uint64_t sequence, const lease::Lease& record);
   void wait(Waiting waiting);  // into its address's chain, in proposal order
@@ -239,7 +250,8 @@ class Machine {
   std::optional<TimePoint> durable_end(const lease::Lease& record, const Held& held) const;
   // Cuts the held ACK to end at `durable_until`; false if it cannot be answered so.
   bool cut_to_durable(Held& held, const lease::Lease& record, TimePoint durable_until) const;
-  void drop_parts(InFlight& batch);  // not written: records to the backlog, replies dropped
+  // Not written: records to the backlog, replies dropped (not_taken: the committer's queue was full).
+  void drop_parts(InFlight& batch, bool not_taken = false);
   void failed(const store::StoreError& error, TimePoint now);
   void retry_answered(InFlight& batch, const CommitResult& result, engine::Engine& engine,
                       TimePoint now);

@@ -92,6 +92,7 @@ class CommitPipeline {
   std::vector<Completed> completed_;  // guarded by completed_mutex_
   std::vector<Completed> running_;    // the loop's: the last burst, swapped out
   RateLimitedLog failure_log_;
+  RateLimitedLog queue_full_log_;
 };
 
 }  // namespace landlord::server

@@ -27,7 +27,9 @@ namespace landlord::store {
 struct CommitQueueOptions {
   std::size_t batch_max = 256;                         // records per transaction at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
-  std::size_t capacity_records = 16384;  // queued and not yet committed; submit() refuses beyond
+  // Queued and not yet committed; submit() refuses beyond, but takes a larger submission when
+  // nothing else is queued (a submission is never refused for its size alone).
+  std::size_t capacity_records = 16384;
 };
 
 // Called on the worker thread after each successful transaction with its record count and how
@@ -59,7 +61,8 @@ class CommitQueue {
   CommitQueue& operator=(const CommitQueue&) = delete;
 
   // Queues `records` for the next transaction. Returns false, without calling `done`, when the
-  // queue is full or shut down: the caller drops the request (the client retries).
+  // queue is full (`capacity_records` would be exceeded and something is queued already) or shut
+  // down: the caller drops the request (the client retries).
   bool submit(std::vector<lease::Lease> records, Completion done);
 
   // Stops accepting, commits everything already queued, calls its completions, joins the worker.

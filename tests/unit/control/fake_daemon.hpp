@@ -56,6 +56,7 @@ class FakeDaemon final : public Daemon {
     counters.reboots_answered_from_durable = 6;
     counters.checkpoint_failures_by_reason = {{"io", 1}, {"full", 0}, {"read-only", 9}};
     counters.store_reopened = 2;
+    counters.commit_queue_full = 8;
     return counters;
   }
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }

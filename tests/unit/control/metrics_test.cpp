@@ -51,6 +51,7 @@ TEST(Metrics, PoolGaugesFollowTheLeaseTable) {
            "landlord_store_checkpoint_failures_total{reason=\"io\"} 1\n",
            "# TYPE landlord_store_checkpoint_failures_total counter\n",
            "landlord_store_reopened_total 2\n",
+           "landlord_store_commit_queue_full_total 8\n",
            "landlord_packets_received_total 42\n",
            "landlord_request_to_ack_seconds_bucket{le=\"0.0025\"} 1\n",
            "landlord_request_to_ack_seconds_bucket{le=\"0.001\"} 0\n",

@@ -192,11 +192,15 @@ TEST(TableScan, RequestsAreServedBetweenThePiecesOfAWholeTableCommand) {
 }
 
 // lease4-wipe revokes in pieces too: a commit per piece of at most 1,024 records, requests served
-// between pieces, and the answer only once every piece is durable.
+// between pieces, at most four pieces at the store at once (the next piece once one is answered:
+// the store's commit queue takes 16,384 records and refuses beyond, which stopped a wipe of
+// 100,000 leases after 20 to 50 pieces), and the answer only once every piece is durable.
 TEST(TableScan, WipeRevokesInPiecesAndAnswersOnceEveryPieceIsDurable) {
   FakeDaemon daemon(kLargePool);
   fill(daemon);
   const std::size_t bound = kRecords - (kRecords + 6) / 7;  // subnet 1's; subnet 2's one is kept
+  const std::size_t pieces = (bound + 1023) / 1024;
+  ASSERT_GT(pieces, 8u);
   daemon.hold_commits = true;
   std::optional<Answer> answer;
   daemon.commands().handle_body(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1, "confirm": true}})",
@@ -207,26 +211,70 @@ TEST(TableScan, WipeRevokesInPiecesAndAnswersOnceEveryPieceIsDurable) {
   EXPECT_TRUE(dora(daemon, 3));
   EXPECT_EQ(daemon.ask(R"({"command": "status-get"})")["result"], kSuccess);
   EXPECT_EQ(daemon.engine().find(Ipv4(198, 19, 0, 20))->state, lease::LeaseState::Bound);
+  // With every commit held, the wipe stops at four pieces at the store and waits.
   daemon.run_deferred();
-  ASSERT_FALSE(answer) << "answered before its records were durable";
-  ASSERT_EQ(daemon.commit_sizes.size(), (bound + 1023) / 1024);
+  ASSERT_TRUE(daemon.deferred.empty());
+  ASSERT_EQ(daemon.held.size(), 4u) << "pieces at the store while none is answered";
+  ASSERT_EQ(daemon.commit_sizes.size(), 4u);
+  // One piece answered: one more made, in a later turn.
+  auto first = std::move(daemon.held.front());
+  daemon.held.erase(daemon.held.begin());
+  first.second({});
+  EXPECT_EQ(daemon.held.size(), 3u);
+  daemon.run_deferred();
+  EXPECT_EQ(daemon.held.size(), 4u);
+  // The rest, answering whatever is held until the wipe has made every piece.
+  for (std::size_t round = 0; round < 2 * pieces && !answer; ++round) {
+    ASSERT_LE(daemon.held.size(), 4u);
+    daemon.release_commits();
+    daemon.run_deferred();
+  }
+  ASSERT_TRUE(answer);
   std::size_t total = 0;
+  ASSERT_EQ(daemon.commit_sizes.size(), pieces);
   for (const std::size_t size : daemon.commit_sizes) {
     EXPECT_LE(size, 1024u);
     total += size;
   }
   EXPECT_EQ(total, bound);
-  daemon.release_commits();
-  ASSERT_TRUE(answer);
   EXPECT_EQ(answer->json["result"], kSuccess);
   EXPECT_EQ(answer->json["arguments"]["deleted"], bound);
-  EXPECT_EQ(daemon.durable.size(), bound);
   std::size_t still_bound = 0;
   daemon.engine().for_each_lease([&](const lease::Lease& lease) {
     if (lease.subnet_id == 1 && lease.state == lease::LeaseState::Bound) ++still_bound;
   });
   EXPECT_EQ(still_bound, 0u);
   EXPECT_EQ(daemon.engine().find(Ipv4(198, 19, 0, 20))->state, lease::LeaseState::Bound);  // subnet 2's
+}
+
+// A piece the store does not take stops the wipe with the store's reason; the answer counts
+// what is durable, what waits for the store and what was left, with every piece answered.
+TEST(TableScan, WipeStopsWhenAPieceIsNotTakenAndCountsEveryPiece) {
+  FakeDaemon daemon(kLargePool);
+  fill(daemon);
+  const std::size_t bound = kRecords - (kRecords + 6) / 7;
+  daemon.hold_commits = true;
+  std::optional<Answer> answer;
+  daemon.commands().handle_body(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1, "confirm": true}})",
+                                [&](Answer response) { answer = std::move(response); });
+  daemon.run_deferred();
+  ASSERT_EQ(daemon.held.size(), 4u);
+  // The second piece comes back refused, the others written.
+  auto held = std::move(daemon.held);
+  daemon.held.clear();
+  held[0].second({});
+  held[1].second(unexpected(std::string{"the store's commit queue is full"}));
+  held[2].second({});
+  daemon.run_deferred();
+  EXPECT_FALSE(answer) << "a piece is still at the store";
+  EXPECT_TRUE(daemon.held.empty()) << "no piece after the refusal";
+  held[3].second({});
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->json["result"], kError);
+  EXPECT_EQ(answer->json["arguments"]["deleted"], 3 * 1024);
+  EXPECT_EQ(answer->json["text"], "the store's commit queue is full; of " + std::to_string(bound) +
+                                      " lease(s) in subnet 1, 3072 revoked and durable, 1024 revoked and waiting "
+                                      "for the store, " + std::to_string(bound - 4096) + " left as they were");
 }
 
 // A store that stops accepting writes part of the way through stops the wipe: the answer is an

@@ -293,6 +293,54 @@ TEST_F(MachineTest, AQueueThatCannotTakeABatchDropsItsRepliesButTheStoreStaysHea
   EXPECT_TRUE(machine.idle());
 }
 
+// A backlog larger than Options::retry_batch_max is retried in pieces of at most that many
+// records, one after the other as the store takes them: one batch of the whole backlog could be
+// larger than the committer's queue, refused at every retry (a 1 M-record backlog was).
+TEST_F(MachineTest, ABacklogIsRetriedInBatchesOfAtMostRetryBatchMax) {
+  Machine capped{Options{.retry_first = 100ms, .retry_max = 400ms, .retry_batch_max = 3}};
+  for (std::uint8_t client = 1; client <= 10; ++client) {
+    engine::Outcome ack = grant(client);
+    ASSERT_TRUE(capped.propose(ack, origin(client)));
+  }
+  capped.ready(harness.now, out);
+  const Batch batch = out.batches.at(0);
+  ASSERT_EQ(batch.records.size(), 10u);
+  capped.not_taken(batch.id, harness.now);
+  capped.ready(harness.now, out);
+  ASSERT_EQ(out.released.size(), 10u);
+  for (const Release& release : out.released) {
+    EXPECT_EQ(release.verdict, Verdict::Unavailable);
+    EXPECT_TRUE(release.not_taken) << "the queue was full; the store did not fail";
+  }
+  EXPECT_TRUE(capped.healthy());
+  EXPECT_EQ(capped.backlog_size(), 10u);
+  ASSERT_EQ(capped.next_retry(), harness.now + 100ms);
+  harness.now += 100ms;
+  std::vector<std::size_t> sizes;
+  for (int round = 0; round < 10 && !capped.idle(); ++round) {
+    ASSERT_TRUE(capped.has_ready(harness.now)) << "what a retry left goes out at once";
+    capped.ready(harness.now, out);
+    ASSERT_EQ(out.batches.size(), 1u);
+    const Batch retry = out.batches[0];
+    EXPECT_TRUE(retry.retry);
+    sizes.push_back(retry.records.size());
+    capped.committed(retry.id, all(retry.records.size()), harness.engine, harness.now);
+  }
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 3, 3, 1}));
+  EXPECT_TRUE(capped.idle());
+  EXPECT_EQ(capped.counters().records_written, 10u);
+}
+
+// A failed commit's replies are Unavailable, not not_taken: the store itself failed.
+TEST_F(MachineTest, AFailedCommitsRepliesAreNotMarkedNotTaken) {
+  propose(grant(1), origin(1));
+  answer(step().batches.at(0), failure());
+  Ready& ready = step();
+  ASSERT_EQ(ready.released.size(), 1u);
+  EXPECT_EQ(ready.released[0].verdict, Verdict::Unavailable);
+  EXPECT_FALSE(ready.released[0].not_taken);
+}
+
 TEST_F(MachineTest, ReclaimedRecordsAreReleasedWithTheirRecordsOnceWritten) {
   const engine::Outcome ack = grant(1);
   propose(ack, origin(1));

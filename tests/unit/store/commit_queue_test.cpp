@@ -238,6 +238,37 @@ TEST(CommitQueue, FullQueueRefusesSubmissions) {
   EXPECT_EQ(store.inner().size(), 4u);
 }
 
+// A submission larger than the whole queue is taken when nothing else waits (refused whatever
+// the queue held, it could never be taken: a caller retrying it would retry forever), and is
+// refused like any other while something is queued.
+TEST(CommitQueue, ASubmissionLargerThanTheQueueIsTakenWhenNothingElseWaits) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1ms, .capacity_records = 3});
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(store.wait_until_entered(1));  // at the store, not queued: the queue is empty
+  ASSERT_TRUE(queue.submit({bound_lease(1), bound_lease(2), bound_lease(3), bound_lease(4),
+                            bound_lease(5)},
+                           done.slot(1)));
+  EXPECT_FALSE(queue.submit({bound_lease(6)}, done.slot(2)));  // the queue holds 5 of its 3
+  EXPECT_EQ(queue.counters().queued_records, 5u);
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(2));
+  EXPECT_EQ(*done[1], written(5));
+  EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 5}));  // committed alone, whole
+  store.close_gate();
+  ASSERT_TRUE(queue.submit({bound_lease(7)}, done.slot(3)));
+  ASSERT_TRUE(store.wait_until_entered(3));
+  ASSERT_TRUE(queue.submit({bound_lease(8)}, done.slot(4)));
+  EXPECT_FALSE(queue.submit({bound_lease(9), bound_lease(10), bound_lease(11)}, done.slot(5)));
+  store.open_gate();
+  ASSERT_TRUE(done.wait_for(4));
+  queue.shutdown();
+  EXPECT_EQ(done.size(), 4u);
+  EXPECT_EQ(store.inner().size(), 8u);
+}
+
 TEST(CommitQueue, ShutdownDrainsQueuedWorkAndRefusesMore) {
   GatedStore store;
   Completions done;
