@@ -158,8 +158,16 @@ inside() {
   stop_client witness
   stop_client dhcpcd
   # landlord's own view: how long its commits (fsync) and REQUEST->ACK took, from /metrics.
-  local commit_ms=null ack_ms=null
+  local commit_ms=null ack_ms=null threads=null
   if [[ "$server" == landlord ]]; then
+    # CPU time and time runnable but waiting for a CPU over the run (schedstat, ms) of
+    # landlord's event loop (its main thread) and of its other threads together (the store's
+    # worker, its checkpointer, ...): what a busy box costs it.
+    threads="$(for task in /proc/"$LAB_SERVER_PID"/task/*; do
+        printf '%s %s\n' "$([[ ${task##*/} == "$LAB_SERVER_PID" ]] && echo loop || echo others)" "$(cat "$task/schedstat")"
+      done 2>/dev/null | awk '{ cpu[$1] += $2 / 1e6; wait[$1] += $3 / 1e6 }
+        END { printf "{"; for (t in cpu) printf "%s\"%s\":[%.0f,%.0f]", n++ ? "," : "", t, cpu[t], wait[t]; print "}" }')"
+    [[ -n "$threads" ]] || threads=null
     curl -sS --max-time 5 --unix-socket "$BENCH_CONTROL_SOCKET" http://landlord/metrics >"$LAB_DIR/metrics.txt" || true
     commit_ms="$(histogram_ms landlord_commit_duration_seconds "$LAB_DIR/metrics.txt")"
     ack_ms="$(histogram_ms landlord_request_to_ack_seconds "$LAB_DIR/metrics.txt")"
@@ -174,10 +182,11 @@ inside() {
   jq -c --arg server "$server" --arg attack "$attack_name" --argjson attacker "$attacker" \
     --argjson witness_s "$witness_s" --arg witness "$witness_address" --arg dhcpcd "$dhcpcd_address" \
     --argjson flood_sent "$flood_sent" --arg load "$BENCH_LOAD" --arg store "$BENCH_STORE" \
-    --argjson commit_ms "$commit_ms" --argjson server_ack_ms "$ack_ms" \
+    --argjson commit_ms "$commit_ms" --argjson server_ack_ms "$ack_ms" --argjson threads "$threads" \
     '{server: $server, attack: $attack, store: (if $server == "kea" then "memfile" else $store end),
       load: $load, attacker_leases_of_100: $attacker,
       server_commit_p50_p99_ms: $commit_ms, server_request_to_ack_p50_p99_ms: $server_ack_ms,
+      server_threads_cpu_and_runqueue_wait_ms: $threads,
       flood_packets_sent: $flood_sent, witness_address: $witness, witness_seconds: $witness_s,
       dhcpcd_address: $dhcpcd,
       fleet: {clients, leases_acquired, gave_up, timeouts, naks: .naks, renewals: .renewals.count,
