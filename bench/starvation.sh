@@ -10,6 +10,7 @@
 #                  tests/integration/lab_starvation.sh does);
 #       flood      landlord-sim --clients 100000 --rate 20000 for 5 s, each client from its own
 #                  spoofed Ethernet source address;
+#       none       no attack (named only on request): the baseline of the same run;
 #   - the legitimate clients: a landlord-sim fleet of 40 behind dhcrelay (option 82) arriving
 #     at 2 a second from the start (so through the attack), on 20 s leases renewing at T1 and,
 #     with unicast blocked from 12 s to 20 s, rebinding at T2; dhcpcd behind the relay too; and
@@ -22,9 +23,13 @@
 # plus an operator's cap on the attacked link (relay-leases 50); Kea with its defaults (it has
 # no such defence). Both keep leases on disk (landlord SQLite, Kea memfile).
 # Not a CI test: the figures for bench/README.md. Bounded: each run is under 90 s.
-# Usage: sudo bench/starvation.sh [LANDLORD] [LANDLORD-SIM] [ATTACK...]
+# Usage: sudo [STARVATION_STORE=disk|tmpfs|memory] [STARVATION_SERVERS="landlord kea"] \
+#          bench/starvation.sh [LANDLORD] [LANDLORD-SIM] [ATTACK...]
 #        (defaults: build/release/tools/landlord/landlord, build/release/tools/landlord-sim/landlord-sim,
-#         all three attacks)
+#         all three attacks, both servers)
+# STARVATION_STORE says where landlord keeps its leases, to tell the disk from the code: disk
+# (default: SQLite in the lab's directory under /tmp), tmpfs (SQLite on a tmpfs this script
+# mounts: the same fsyncs, costing nothing), memory (store.type memory: no store write at all).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$repo/tests/integration/lab_lib.sh"
@@ -56,13 +61,19 @@ EOF
 }
 
 # Addresses of the direct pool held by anyone but the witness.
-attacker_leases() {  # SERVER WITNESS_MAC
+attacker_leases() {  # SERVER WITNESS_MAC WITNESS_BOUND(0/1)
   if [[ "$1" == kea ]]; then
     # memfile CSV: address,hwaddr,client_id,valid_lifetime,expire,subnet_id,...,state; the
     # last line per address wins; state 0 is a lease in use.
     awk -F, -v witness="$2" 'NR > 1 && $6 == 1 { last[$1] = $2 "," $10 }
       END { for (a in last) { split(last[a], f, ","); if (f[1] != witness && f[2] == 0) n++ } print n + 0 }' \
       "$LAB_DIR/kea-leases.csv" 2>/dev/null || echo 0
+  elif [[ "$BENCH_STORE" == memory ]]; then
+    # No file to ask: the bound leases of the attacked subnet on /metrics, less the witness's.
+    local bound
+    bound="$(curl -sS --max-time 5 --unix-socket "$BENCH_CONTROL_SOCKET" http://landlord/metrics |
+      awk '$1 == "landlord_leases{subnet_id=\"1\",subnet=\"198.18.0.0/24\",state=\"bound\"}" { print $2 }')"
+    echo $(( ${bound:-0} - ($3 ? 1 : 0) ))
   else
     sqlite3 -cmd ".timeout 2000" "$LAB_STORE" \
       "select count(*) from leases where subnet_id = 1 and state = 'bound' and hwaddr != '$2'" 2>/dev/null || echo 0
@@ -91,6 +102,8 @@ histogram_ms() {
 
 attack() {  # NAME: runs the attack in the client namespace, bounded
   case "$1" in
+    none)  # the baseline: the same run with no attacker
+      sleep "$attack_s" ;;
     dhcpstarv)
       ip netns exec "$LAB_NS_CLIENT" timeout "$attack_s" dhcpstarv -i ll-cli0 >"$LAB_DIR/attack.log" 2>&1 ;;
     dhcpig)
@@ -138,15 +151,23 @@ inside() {
   done
   wait "$attack_pid" 2>/dev/null || true
   local attacker
-  attacker="$(attacker_leases "$server" "$witness_mac")"
+  attacker="$(attacker_leases "$server" "$witness_mac" "$([[ -n "$witness_address" ]] && echo 1 || echo 0)")"
   wait "$fleet_pid" || true
   local dhcpcd_address
   dhcpcd_address="$(awk '$1 == "BOUND" || $1 == "REBOOT" { a = $2 } END { print a }' "$LAB_DIR/dhcpcd.events" 2>/dev/null)"
   stop_client witness
   stop_client dhcpcd
   # landlord's own view: how long its commits (fsync) and REQUEST->ACK took, from /metrics.
-  local commit_ms=null ack_ms=null
+  local commit_ms=null ack_ms=null threads=null
   if [[ "$server" == landlord ]]; then
+    # CPU time and time runnable but waiting for a CPU over the run (schedstat, ms) of
+    # landlord's event loop (its main thread) and of its other threads together (the store's
+    # worker, its checkpointer, ...): what a busy box costs it.
+    threads="$(for task in /proc/"$LAB_SERVER_PID"/task/*; do
+        printf '%s %s\n' "$([[ ${task##*/} == "$LAB_SERVER_PID" ]] && echo loop || echo others)" "$(cat "$task/schedstat")"
+      done 2>/dev/null | awk '{ cpu[$1] += $2 / 1e6; wait[$1] += $3 / 1e6 }
+        END { printf "{"; for (t in cpu) printf "%s\"%s\":[%.0f,%.0f]", n++ ? "," : "", t, cpu[t], wait[t]; print "}" }')"
+    [[ -n "$threads" ]] || threads=null
     curl -sS --max-time 5 --unix-socket "$BENCH_CONTROL_SOCKET" http://landlord/metrics >"$LAB_DIR/metrics.txt" || true
     commit_ms="$(histogram_ms landlord_commit_duration_seconds "$LAB_DIR/metrics.txt")"
     ack_ms="$(histogram_ms landlord_request_to_ack_seconds "$LAB_DIR/metrics.txt")"
@@ -160,10 +181,12 @@ inside() {
   [[ -s "$LAB_DIR/flood.json" ]] && flood_sent="$(jq .packets.sent "$LAB_DIR/flood.json")"
   jq -c --arg server "$server" --arg attack "$attack_name" --argjson attacker "$attacker" \
     --argjson witness_s "$witness_s" --arg witness "$witness_address" --arg dhcpcd "$dhcpcd_address" \
-    --argjson flood_sent "$flood_sent" --arg load "$BENCH_LOAD" \
-    --argjson commit_ms "$commit_ms" --argjson server_ack_ms "$ack_ms" \
-    '{server: $server, attack: $attack, load: $load, attacker_leases_of_100: $attacker,
+    --argjson flood_sent "$flood_sent" --arg load "$BENCH_LOAD" --arg store "$BENCH_STORE" \
+    --argjson commit_ms "$commit_ms" --argjson server_ack_ms "$ack_ms" --argjson threads "$threads" \
+    '{server: $server, attack: $attack, store: (if $server == "kea" then "memfile" else $store end),
+      load: $load, attacker_leases_of_100: $attacker,
       server_commit_p50_p99_ms: $commit_ms, server_request_to_ack_p50_p99_ms: $server_ack_ms,
+      server_threads_cpu_and_runqueue_wait_ms: $threads,
       flood_packets_sent: $flood_sent, witness_address: $witness, witness_seconds: $witness_s,
       dhcpcd_address: $dhcpcd,
       fleet: {clients, leases_acquired, gave_up, timeouts, naks: .naks, renewals: .renewals.count,
@@ -185,7 +208,7 @@ server:
   listen: 0.0.0.0:67
   server-id: 198.18.0.1
 store:
-  type: sqlite
+  type: $BENCH_STORE_TYPE
   path: /tmp/landlord-bench-placeholder.db
 subnets:
   - subnet: 198.18.0.0/24          # the attacked link
@@ -218,24 +241,36 @@ main() {
     command -v "$tool" >/dev/null || { echo "$tool is not installed (tools/install-deps)"; exit 1; }
   done
   [[ -x "$landlord" && -x "$sim" ]] || { echo "build the release preset first: $landlord, $sim"; exit 1; }
+  local store="${STARVATION_STORE:-disk}" servers=(${STARVATION_SERVERS:-landlord kea})
+  [[ "$store" =~ ^(disk|tmpfs|memory)$ ]] || { echo "STARVATION_STORE: disk, tmpfs or memory"; exit 2; }
   local results server attack_name
   results="$(mktemp /tmp/landlord-bench-starvation.XXXXXX.jsonl)"
   BENCH_LOGS="$(mktemp -d /tmp/landlord-bench-starvation.XXXXXX)"  # each run's logs, kept
   export BENCH_LOGS
   bench_config="$(mktemp /tmp/landlord-bench-config.XXXXXX.yaml)"
-  trap 'rm -f "$bench_config" "${bench_config%.yaml}.sock"' EXIT
+  store_dir=""
+  trap 'rm -f "$bench_config" "${bench_config%.yaml}.sock"; if [[ -n "$store_dir" ]]; then umount "$store_dir"; rmdir "$store_dir"; fi' EXIT
+  local store_args=()
+  if [[ "$store" == tmpfs ]]; then
+    store_dir="$(mktemp -d /tmp/landlord-bench-store.XXXXXX)"
+    mount -t tmpfs -o size=64m tmpfs "$store_dir"
+    store_args=(--store-dir "$store_dir")
+  fi
   local config="$bench_config"
-  BENCH_CONTROL_SOCKET="${bench_config%.yaml}.sock" landlord_config >"$config"
+  BENCH_STORE_TYPE="$([[ "$store" == memory ]] && echo memory || echo sqlite)" \
+    BENCH_CONTROL_SOCKET="${bench_config%.yaml}.sock" landlord_config >"$config"
   for attack_name in "${attacks[@]}"; do
-    for server in landlord kea; do
+    for server in "${servers[@]}"; do
       local no_server=()
       [[ "$server" == kea ]] && no_server=(--no-server)
-      echo "== $server under $attack_name; $(uptime)"
+      [[ -n "$store_dir" ]] && rm -f "$store_dir"/leases.db*  # a fresh store per run
+      echo "== $server under $attack_name, store $store; $(uptime)"
       BENCH_SERVER="$server" BENCH_ATTACK="$attack_name" BENCH_RESULTS="$results" SIM="$(realpath "$sim")" \
-        BENCH_CONTROL_SOCKET="${bench_config%.yaml}.sock" \
+        BENCH_CONTROL_SOCKET="${bench_config%.yaml}.sock" BENCH_STORE="$store" \
         BENCH_LOAD="$(cut -d' ' -f1-3 /proc/loadavg)" \
         timeout --signal=INT 90 "$repo/tools/lab" --config "$config" --landlord "$landlord" --relay --clients 2 \
-        --log-level warn "${no_server[@]}" run bash "$(realpath "$0")" inside || echo "run failed: $server $attack_name"
+        --log-level warn "${store_args[@]}" "${no_server[@]}" run bash "$(realpath "$0")" inside ||
+        echo "run failed: $server $attack_name"
     done
   done
   echo "---- results ($results; logs in $BENCH_LOGS)"

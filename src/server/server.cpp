@@ -35,6 +35,7 @@
 #include "landlord/server/privileges.hpp"
 #include "landlord/server/restore.hpp"
 #include "landlord/server/service_notify.hpp"
+#include "landlord/server/store_watch.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/open_store.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
@@ -1021,33 +1022,12 @@ int run(config::Config config, const ServerOptions& options) {
   queue_options.batch_max = config.store.batch_max;
   queue_options.batch_wait = config.store.batch_wait;
 
-  // What the store says of itself beside its commits, seen after each commit on the queue's
-  // worker thread: failed checkpoints (logged at most once per 5 s) and a reopened store.
-  struct StoreWatch {
-    std::uint64_t checkpoint_failures = 0, reopened = 0;
-    RateLimitedLog checkpoint_log;
-  } watch;
-  const std::string store_name = store::describe_store(config.store);
-  const auto observe = [&metrics, &lease_store, &watch, &store_name](std::size_t records,
-                                                                      std::chrono::nanoseconds took) {
+  // What the store says of itself beside its commits (failed checkpoints, a reopened store),
+  // logged on this loop as the store counts it: StoreWatch.
+  StoreWatch store_watch{io, *lease_store, store::describe_store(config.store)};
+  const auto observe = [&metrics](std::size_t records, std::chrono::nanoseconds took) {
     metrics.commit_batch_records.observe(static_cast<double>(records));
     metrics.commit_seconds.observe(std::chrono::duration<double>(took).count());
-    const store::StoreHealth health = lease_store->health();
-    std::uint64_t checkpoint_failures = 0;
-    for (const std::uint64_t count : health.checkpoint_failures) checkpoint_failures += count;
-    if (checkpoint_failures > watch.checkpoint_failures) {
-      watch.checkpoint_failures = checkpoint_failures;
-      watch.checkpoint_log.log(spdlog::level::warn,
-                               "store checkpoint failed: {}; commits are still durable (in the WAL), "
-                               "which grows until a checkpoint succeeds ({} failed checkpoints so far)",
-                               lease_store->last_checkpoint_error(), checkpoint_failures);
-    }
-    if (health.reopened > watch.reopened) {
-      watch.reopened = health.reopened;
-      spdlog::warn("lease store {} opened again: the same store as before its file system turned "
-                   "read-only",
-                   store_name);
-    }
   };
   store::CommitQueue queue{*lease_store, queue_options, observe};  // owns the store from here on
   Server server{io, std::move(config), options, engine, queue, *lease_store,

@@ -8,11 +8,20 @@ constexpr int kMaxPassesPerWake = 8;  // a writer faster than the copying leaves
 }  // namespace
 
 void CheckpointFailures::record(const StoreError& error) {
-  {
-    std::lock_guard lock(mutex_);
-    last_ = error.message;
-  }
+  std::lock_guard lock(mutex_);
+  last_ = error.message;
   counts_[static_cast<std::size_t>(error.kind)].fetch_add(1, std::memory_order_relaxed);
+  if (listener_) listener_();  // counted first: the listener reads health()
+}
+
+void CheckpointFailures::listen(std::function<void()> changed) {
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(changed);
+}
+
+void CheckpointFailures::notify() const {
+  std::lock_guard lock(mutex_);
+  if (listener_) listener_();
 }
 
 std::array<std::uint64_t, StoreError::kKinds> CheckpointFailures::counts() const {

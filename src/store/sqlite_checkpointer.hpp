@@ -18,6 +18,7 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,16 +30,21 @@
 namespace landlord::store::detail {
 
 // Shared by the store and its checkpointers (a store reopened gets new ones, the counts stay).
+// It also holds the store's health listener (LeaseStore::on_health_change): record() calls it,
+// and the store calls notify() for what else it counts (a reopened store).
 class CheckpointFailures {
  public:
   void record(const StoreError& error);
   std::array<std::uint64_t, StoreError::kKinds> counts() const;
   std::string last() const;
+  void listen(std::function<void()> changed);
+  void notify() const;
 
  private:
   std::array<std::atomic<std::uint64_t>, StoreError::kKinds> counts_{};
   mutable std::mutex mutex_;
-  std::string last_;  // guarded by mutex_
+  std::string last_;                 // guarded by mutex_
+  std::function<void()> listener_;   // guarded by mutex_, called under it
 };
 
 class Checkpointer {

@@ -301,6 +301,10 @@ std::string SqliteLeaseStore::last_checkpoint_error() const {
   return shared_->checkpoint_failures.last();
 }
 
+void SqliteLeaseStore::on_health_change(std::function<void()> changed) {
+  shared_->checkpoint_failures.listen(std::move(changed));
+}
+
 Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
     std::span<const lease::Lease> batch) {
   for (const auto& record : batch) detail::assert_persistable(record);
@@ -322,7 +326,10 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
         "reopening the store at each retry";
   }
   // Opened again and written to: the store is back (health().reopened).
-  if (committed && reopening) shared_->reopened.fetch_add(1, std::memory_order_relaxed);
+  if (committed && reopening) {
+    shared_->reopened.fetch_add(1, std::memory_order_relaxed);
+    shared_->checkpoint_failures.notify();
+  }
   return committed;
 }
 

@@ -55,6 +55,12 @@ class LeaseStore {
   virtual StoreHealth health() const { return {}; }
   // The last failed checkpoint's message (empty: none), for the log when health() counts more.
   virtual std::string last_checkpoint_error() const { return {}; }
+  // Calls `changed` each time health() counts something more, on the thread that counted it
+  // (SQLite: the checkpoint thread, or the committing one) — also when no commit follows, as a
+  // background checkpoint that fails after the last commit of a quiet period. An empty function
+  // stops the calls; once this returns, the previous function is not running and not called
+  // again. `changed` runs under the store's lock: it must be quick and not use the store.
+  virtual void on_health_change(std::function<void()> changed) { (void)changed; }
 };
 
 }  // namespace landlord::store

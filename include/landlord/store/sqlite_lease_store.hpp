@@ -57,6 +57,7 @@ class SqliteLeaseStore final : public LeaseStore {
   Expected<void, StoreError> load(const std::function<void(lease::Lease&&)>& visit) override;
   StoreHealth health() const override;
   std::string last_checkpoint_error() const override;
+  void on_health_change(std::function<void()> changed) override;
 
   const std::string& path() const { return path_; }
   Expected<DurabilitySettings, StoreError> durability() const;

@@ -10,11 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "landlord/store/open_store.hpp"
 #include "store_test_support.hpp"
@@ -644,11 +646,15 @@ TEST_F(SqliteLeaseStoreTest, AReadOnlyFailureClosesTheFilesAndTheNextCommitReope
   EXPECT_FALSE(store->attached()) << "a store that cannot write stays closed";
   EXPECT_EQ(store->health().reopened, 0u);
 
+  int reported = 0;  // the reopening is reported as it is counted (on this, the committing thread)
+  store->on_health_change([&] { ++reported; });
   ASSERT_TRUE(mount.read_only(false)) << std::strerror(errno);
   const auto resumed = store->commit(std::vector{second});
   ASSERT_TRUE(resumed.has_value()) << resumed.error().message;
   EXPECT_TRUE(store->attached());
   EXPECT_EQ(store->health().reopened, 1u);
+  EXPECT_EQ(reported, 1);
+  store->on_health_change({});
   const auto records = load_all(*store);
   ASSERT_EQ(records.size(), 2u);
   std::map<Ipv4, lease::Lease> by_address;
@@ -745,6 +751,14 @@ TEST_F(SqliteLeaseStoreTest, FailedCheckpointsAreCountedWhileCommitsGoOn) {
     for (const std::uint64_t count : store->health().checkpoint_failures) total += count;
     return total;
   };
+  // Each failure is reported as it is counted, by the thread that counted it: the checkpoint
+  // thread's too, which fails after the commit that woke it has returned.
+  std::atomic<std::uint64_t> reported{0}, reported_elsewhere{0};
+  const std::thread::id committing = std::this_thread::get_id();
+  store->on_health_change([&] {
+    reported.fetch_add(1);
+    if (std::this_thread::get_id() != committing) reported_elsewhere.fetch_add(1);
+  });
   std::uint32_t next = 1;
   const auto commit_some = [&] {
     std::vector<lease::Lease> batch;
@@ -770,6 +784,16 @@ TEST_F(SqliteLeaseStoreTest, FailedCheckpointsAreCountedWhileCommitsGoOn) {
   EXPECT_TRUE(store->last_checkpoint_error().find("checkpointing") != std::string::npos)
       << store->last_checkpoint_error();
   EXPECT_TRUE(store->attached()) << "commits kept working: the store stays open";
+  // No commit now: the failures counted meanwhile are reported all the same (bounded wait for a
+  // pass still running).
+  const auto settled_by = std::chrono::steady_clock::now() + std::chrono::seconds{5};
+  while (reported.load() != failures() && std::chrono::steady_clock::now() < settled_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  EXPECT_EQ(reported.load(), failures()) << "a counted checkpoint failure was not reported";
+  EXPECT_GT(reported_elsewhere.load(), 0u) << "none reported by the checkpoint thread itself";
+  store->on_health_change({});
+  const std::uint64_t reported_before = reported.load();
 
   database.reset();
   const auto background = store->checkpoints().background;
@@ -782,6 +806,7 @@ TEST_F(SqliteLeaseStoreTest, FailedCheckpointsAreCountedWhileCommitsGoOn) {
   EXPECT_TRUE(store->checkpoints().background > background || store->checkpoints().writer > writer)
       << "checkpoints did not resume";
   EXPECT_EQ(load_all(*store).size(), next);
+  EXPECT_EQ(reported.load(), reported_before) << "reported after the listener was removed";
 }
 
 }  // namespace
