@@ -12,6 +12,9 @@
 # its transactions (pg_stat_database xact_commit + xact_rollback of the run's database), per
 # second. Mode none (no feed, the writer alone) is the baseline.
 #   bench/feed_lag.sh [BUILD_DIR] [POLL_INTERVAL_MS...]   (default build/release, 100 10)
+# FEED_LAG_PHASES (default "lag idle load") picks the phases; FEED_LAG_REPEAT (default 1) runs
+# each phase's modes that many times, interleaved; FEED_LAG_NOTIFY_INTERVAL_MS (1000) is the
+# notify mode's fallback poll; FEED_LAG_LOAD_WRITES (3000) the load's commits.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -20,6 +23,8 @@ intervals=("$@")
 ((${#intervals[@]})) || intervals=(100 10)
 notify_interval=${FEED_LAG_NOTIFY_INTERVAL_MS:-1000}
 load_writes=${FEED_LAG_LOAD_WRITES:-3000}
+phases=${FEED_LAG_PHASES:-lag idle load}
+repeat=${FEED_LAG_REPEAT:-1}
 program=$build/bench/feed_lag
 [[ -x $program ]] || { echo "no $program (build the target feed_lag)" >&2; exit 1; }
 pgdir=/tmp/llpg-feedlag-$$
@@ -44,14 +49,13 @@ cluster_ticks() {  # CPU time of the cluster, in clock ticks: the postmaster's o
 transactions() {  # DATABASE: its transactions so far (a backend's count is in at its exit)
   psql_landlord "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
 }
-database_number=0
-fresh_database() {
-  database_number=$((database_number + 1))
-  psql_landlord "CREATE DATABASE feed$database_number"
-  echo "feed$database_number"
+fresh_database() {  # a new database per run (called in $(...): the name cannot be a counter)
+  local name="feed_$(date +%s%N)"
+  psql_landlord "CREATE DATABASE $name"
+  echo "$name"
 }
 # measured MODE INTERVAL ARGS...: one run in a fresh database; prints the program's line, then the
-# cluster's CPU ms/s and transactions/s over the run's wall time
+# cluster's CPU ms/s and transactions/s over the run's wall time, and both per commit
 measured() {
   local mode=$1 interval=$2 database before_ticks before_xacts started ended line
   shift 2
@@ -69,7 +73,9 @@ measured() {
   sleep 0.5
   local xacts=$(( $(transactions "$database") - before_xacts - 1 ))  # less our own reading
   awk -v line="$line" -v ticks="$ticks" -v hz="$ticks_per_s" -v ns=$((ended - started)) -v x="$xacts" \
-    'BEGIN { s = ns / 1e9; printf "%s %.1f %.0f\n", line, ticks * 1000 / hz / s, x / s }'
+    'BEGIN { s = ns / 1e9; split(line, f, " "); cpu = ticks * 1000 / hz
+             if (f[3] > 0) per = sprintf(" %.2f %.2f", cpu / f[3], x / f[3]); else per = " - -"
+             printf "%s %.1f %.0f%s\n", line, cpu / s, x / s, per }'
 }
 
 echo "# $(date -u '+%F %T UTC'); $(uptime)"
@@ -79,24 +85,23 @@ echo "baseline (no client): cluster CPU $(( ($(cluster_ticks) - before) * 1000 /
 runs=()
 for interval in "${intervals[@]}"; do runs+=("poll $interval"); done
 runs+=("notify $notify_interval")
-echo "## lag: 400 commits of 1 lease, 23 ms apart"
-echo "mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls cluster_cpu_ms_per_s db_xacts_per_s"
-for run in "${runs[@]}"; do
-  read -r mode interval <<<"$run"
-  measured "$mode" "$interval" --writes 400 --gap-ms 23 --batch 1 --idle-s 0
-done
-echo "## idle: 20 s, no writes"
-echo "mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls cluster_cpu_ms_per_s db_xacts_per_s"
-measured none 0 --writes 0 --idle-s 20
-for run in "${runs[@]}"; do
-  read -r mode interval <<<"$run"
-  measured "$mode" "$interval" --writes 0 --idle-s 20
-done
-echo "## load: $load_writes commits of 8 leases, back to back"
-echo "mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls cluster_cpu_ms_per_s db_xacts_per_s"
-measured none 0 --writes "$load_writes" --gap-ms 0 --batch 8 --idle-s 0
-for run in "${runs[@]}"; do
-  read -r mode interval <<<"$run"
-  measured "$mode" "$interval" --writes "$load_writes" --gap-ms 0 --batch 8 --idle-s 0
+header="mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls cluster_cpu_ms_per_s db_xacts_per_s cpu_ms_per_commit xacts_per_commit"
+for phase in $phases; do
+  case $phase in
+    lag) echo "## lag: 400 commits of 1 lease, 23 ms apart"; phase_runs=("${runs[@]}")
+         args=(--writes 400 --gap-ms 23 --batch 1 --idle-s 0) ;;
+    idle) echo "## idle: 20 s, no writes"; phase_runs=("none 0" "${runs[@]}")
+          args=(--writes 0 --idle-s 20) ;;
+    load) echo "## load: $load_writes commits of 8 leases, back to back"; phase_runs=("none 0" "${runs[@]}")
+          args=(--writes "$load_writes" --gap-ms 0 --batch 8 --idle-s 0) ;;
+    *) echo "unknown phase $phase" >&2; exit 2 ;;
+  esac
+  echo "$header"
+  for ((round = 0; round < repeat; round++)); do
+    for run in "${phase_runs[@]}"; do
+      read -r mode interval <<<"$run"
+      measured "$mode" "$interval" "${args[@]}"
+    done
+  done
 done
 echo "# $(date -u '+%F %T UTC'); $(uptime)"

@@ -68,7 +68,12 @@ bool ViewSync::wait_for_next(Duration wait, bool& notified) {
   // connection ends the wait at once: the poll that follows reconnects or reports it.
   auto woken = feed_->await_notification(wait, wake_fd_);
   notified = woken && *woken;
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  if (notified) {
+    // Not sooner than kNotifiedPollGap after the last poll began: what is notified meanwhile
+    // comes with the same poll.
+    wake_.wait_until(lock, last_poll_ + kNotifiedPollGap, [this] { return stopping_; });
+  }
   return !stopping_;
 }
 
@@ -89,6 +94,7 @@ void ViewSync::run() {
       check_clock();
       clock_checked = now;
     }
+    last_poll_ = std::chrono::steady_clock::now();
     auto polled = feed_->changes_since(cursor_);
     polls_.fetch_add(1);
     if (notified) notified_polls_.fetch_add(1);

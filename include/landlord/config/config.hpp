@@ -189,8 +189,9 @@ struct StoreSection {
   std::string path = "/var/lib/landlord/leases.db";
   std::string url;  // postgresql: the libpq connection URI (required for that type only)
   // postgresql: every commit NOTIFYs the other servers, and each server LISTENs and reads the
-  // others' changes as soon as one is notified (besides polling every sync interval).
-  bool sync_notify = true;
+  // others' changes as soon as one is notified (besides polling every sync interval). Off by
+  // default: under load it costs the database a wake-up per commit per server (lease-store.md).
+  bool sync_notify = false;
   // postgresql: how often each server polls the shared store for the others' changes; unset:
   // kSyncIntervalNotify with sync_notify (the poll is then only the fallback), else kSyncInterval.
   std::optional<Duration> sync_interval;

@@ -4,7 +4,8 @@
 // `interval` on a thread and connection of its own. With `listen` (store.sync-notify) it also
 // LISTENs on that connection and polls at once when another server's commit is notified; the
 // notification is only a wake-up (the poll reads by snapshot as ever), so one that is lost costs
-// at most an interval. What it reads is handed to the event loop, one post per poll that found
+// at most an interval; notified polls are kNotifiedPollGap apart at least, so a stream of
+// commits costs the database at most one poll per gap. What it reads is handed to the event loop, one post per poll that found
 // changes. A failed poll is reported (and retried after min(interval, kRetryInterval); the store
 // reconnects); the first poll that works again returns every row changed since the last good
 // one, which is the reload of the view. docs/lease-store.md, "Several servers".
@@ -38,6 +39,9 @@ class ViewSync {
   };
   static constexpr Duration kClockCheckInterval = std::chrono::seconds{10};
   static constexpr Duration kRetryInterval = std::chrono::milliseconds{100};
+  // Listening: polls a notification starts are at least this far apart (from one's start to the
+  // next's). Under load every commit notifies; the notifications of one gap share one poll.
+  static constexpr Duration kNotifiedPollGap = std::chrono::milliseconds{10};
 
   // Polls `feed` (a connection of its own) from `start` on; the thread starts here.
   // `local_now` is this server's clock (server::Clock), read on the thread. `listen`: wake up
@@ -74,6 +78,7 @@ class ViewSync {
   std::condition_variable wake_;
   bool stopping_ = false;  // guarded by mutex_
   int wake_fd_ = -1;       // an eventfd stop() writes, for a wait on the feed's socket
+  std::chrono::steady_clock::time_point last_poll_;  // on the thread only
   std::atomic<std::uint64_t> polls_{0}, notified_polls_{0};
   std::thread thread_;     // last: starts after every member above exists
 };
