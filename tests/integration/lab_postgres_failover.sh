@@ -124,9 +124,13 @@ start_server() {  # a|b: starts it, waits until it listens, sets PID_A / PID_B
 start_server a
 start_server b
 if [[ ${LAB_SYNC_NOTIFY:-0} == 1 ]]; then
-  for side in a b; do
-    grep -aq "listening for their commits' notifications and polling its changes every 1s" \
-      "$WORK/landlord-$side.log" || fail "landlord $side does not listen for notifications"
+  for side in a b; do  # logged just after the server listens: up to 5 s for it
+    for ((try = 0; try < 50; try++)); do
+      grep -aq "listening for their commits' notifications and polling its changes every 1s" \
+        "$WORK/landlord-$side.log" && break
+      sleep 0.1
+    done
+    ((try < 50)) || fail "landlord $side does not listen for notifications"
   done
 fi
 note "landlord A (pid $PID_A) and B (pid $PID_B) serve one link from one database"
