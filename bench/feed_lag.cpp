@@ -1,17 +1,23 @@
 // How long a landlord server takes to learn another's write through the PostgreSQL change feed
-// (issue #14): one PostgresLeaseStore commits a lease every --gap-ms (as another server's
-// ACK would), and a server::ViewSync, the daemon's own feed thread, polls every --interval-ms on
-// a connection of its own and posts what it finds to an io_context. The lag of a write is from
-// its commit returning (the other server could ACK) to its row reaching this server's loop.
-// Then the same feed runs --idle-s seconds with no writes, for the database's cost of polling:
-// the CPU time of the cluster's processes (/proc) per second, read by the caller around it.
-//   feed_lag URL [--interval-ms 100] [--writes 400] [--gap-ms 23] [--idle-s 10]
-// Prints: interval_ms writes lag_p50_ms lag_p99_ms lag_max_ms (one line, for bench/feed_lag.sh).
+// (issue #14), polling by snapshot or woken by the writer's NOTIFY (store.sync-notify): one
+// PostgresLeaseStore commits --writes transactions of --batch leases, --gap-ms apart (0: back to
+// back, the load case), as another server's ACKs would; a server::ViewSync, the daemon's own
+// feed thread, polls every --interval-ms on a connection of its own (mode poll), or listens and
+// polls on each notification besides (mode notify; the writer then NOTIFYs in every commit), and
+// posts what it finds to an io_context. Mode none: the writer alone, the baseline for the
+// database's cost. The lag of a commit is from its commit returning (the other server could ACK)
+// to its first row reaching this server's loop. Then the feed runs --idle-s seconds with no
+// writes. The caller reads the cluster's CPU time (/proc) and transactions around a run.
+//   feed_lag URL [--mode poll|notify|none] [--interval-ms 100] [--writes 400] [--gap-ms 23]
+//                [--batch 1] [--idle-s 10]
+// Prints one line: mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms
+// lag_max_ms polls notified_polls (lags -1 when nothing was written or mode none).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +58,13 @@ long option(int argc, char** argv, const std::string& name, long fallback) {
   return fallback;
 }
 
+std::string text_option(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  for (int index = 2; index + 1 < argc; ++index) {
+    if (argv[index] == name) return argv[index + 1];
+  }
+  return fallback;
+}
+
 double percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return -1;
   std::sort(values.begin(), values.end());
@@ -62,17 +75,31 @@ double percentile(std::vector<double> values, double fraction) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: feed_lag URL [--interval-ms N] [--writes N] [--gap-ms N] [--idle-s N]\n");
+    std::fprintf(stderr, "usage: feed_lag URL [--mode poll|notify|none] [--interval-ms N] [--writes N] "
+                         "[--gap-ms N] [--batch N] [--idle-s N]\n");
     return 2;
   }
   const std::string url = argv[1];
+  const std::string mode = text_option(argc, argv, "--mode", "poll");
+  if (mode != "poll" && mode != "notify" && mode != "none") {
+    std::fprintf(stderr, "feed_lag: --mode is poll, notify or none\n");
+    return 2;
+  }
   const auto interval = std::chrono::milliseconds{option(argc, argv, "--interval-ms", 100)};
   const auto writes = static_cast<std::uint32_t>(option(argc, argv, "--writes", 400));
   const auto gap = std::chrono::milliseconds{option(argc, argv, "--gap-ms", 23)};
+  const auto batch = static_cast<std::uint32_t>(std::max(1L, option(argc, argv, "--batch", 1)));
   const auto idle = std::chrono::seconds{option(argc, argv, "--idle-s", 10)};
+  if (static_cast<std::uint64_t>(writes) * batch > 130'000) {
+    std::fprintf(stderr, "feed_lag: at most 130000 leases (198.18.0.0/15)\n");
+    return 2;
+  }
+  const bool notify = mode == "notify";
 
-  auto writer = store::PostgresLeaseStore::open({.url = url});
-  auto feed = store::PostgresLeaseStore::open({.url = url});
+  // Two server-ids, as two servers have: the feed ignores notifications of its own server's.
+  auto writer = store::PostgresLeaseStore::open(
+      {.url = url, .writer = Ipv4{198, 18, 0, 1}, .notify = notify});
+  auto feed = store::PostgresLeaseStore::open({.url = url, .writer = Ipv4{198, 18, 0, 2}});
   if (!writer || !feed) {
     std::fprintf(stderr, "feed_lag: %s\n", (!writer ? writer.error() : feed.error()).message.c_str());
     return 1;
@@ -85,59 +112,83 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);
-  std::map<std::uint32_t, Clock::time_point> seen;  // on the loop's thread only
+  std::mutex mutex;
+  std::map<std::uint32_t, Clock::time_point> seen;  // lease index -> reached the loop
   const server::Clock lease_clock;
-  server::ViewSync sync{io, std::move(*feed), std::move(*cursor), interval,
-                        [&lease_clock] { return lease_clock.now(); },
-                        server::ViewSync::Handlers{
-                            .changes =
-                                [&](std::vector<lease::Lease> records) {
-                                  const auto now = Clock::now();
-                                  for (const auto& record : records) {
-                                    const auto index = record.address.to_uint() -
-                                                       Ipv4{198, 18, 0, 0}.to_uint();
-                                    seen.emplace(index, now);
-                                  }
-                                },
-                            .failed = [](const store::StoreError& error) {
-                              std::fprintf(stderr, "feed_lag: poll failed: %s\n", error.message.c_str());
-                            },
-                            .recovered = [] {},
-                        }};
+  std::unique_ptr<server::ViewSync> sync;
+  if (mode != "none") {
+    sync = std::make_unique<server::ViewSync>(
+        io, std::move(*feed), std::move(*cursor), interval, notify,
+        [&lease_clock] { return lease_clock.now(); },
+        server::ViewSync::Handlers{
+            .changes =
+                [&](std::vector<lease::Lease> records) {
+                  const auto now = Clock::now();
+                  std::lock_guard lock(mutex);
+                  for (const auto& record : records) {
+                    seen.emplace(record.address.to_uint() - Ipv4{198, 18, 0, 0}.to_uint(), now);
+                  }
+                },
+            .failed = [](const store::StoreError& error) {
+              std::fprintf(stderr, "feed_lag: poll failed: %s\n", error.message.c_str());
+            },
+            .recovered = [] {},
+            .clock = {},
+        });
+  }
   std::thread loop([&] { io.run(); });
 
   // Writes at a gap that is no multiple of the interval, so they fall all over the poll cycle.
   std::vector<Clock::time_point> committed(writes);
+  const auto began = Clock::now();
   for (std::uint32_t index = 0; index < writes; ++index) {
-    const std::vector batch{lease_number(index)};
-    auto result = (*writer)->commit(batch);
+    std::vector<lease::Lease> records;
+    for (std::uint32_t lease = 0; lease < batch; ++lease) records.push_back(lease_number(index * batch + lease));
+    auto result = (*writer)->commit(records);
     committed[index] = Clock::now();
     if (!result) {
       std::fprintf(stderr, "feed_lag: commit: %s\n", result.error().message.c_str());
       return 1;
     }
-    std::this_thread::sleep_for(gap);
+    if (gap.count() > 0) std::this_thread::sleep_for(gap);
   }
-  std::this_thread::sleep_for(interval * 3);
-  std::fprintf(stderr, "feed_lag: writes done; idle polling for %lld s\n",
-               static_cast<long long>(idle.count()));
-  std::fflush(stderr);
-  std::this_thread::sleep_for(idle);
-  sync.stop();
+  const double write_s = std::chrono::duration<double>(Clock::now() - began).count();
+  // Every commit's first row in the view, or a poll interval and two seconds more.
+  const auto caught_up = [&] {
+    std::lock_guard lock(mutex);
+    for (std::uint32_t index = 0; index < writes; ++index) {
+      if (!seen.contains(index * batch)) return false;
+    }
+    return true;
+  };
+  for (const auto until = Clock::now() + interval + std::chrono::seconds{2};
+       sync && Clock::now() < until && !caught_up();) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  }
+  if (idle.count() > 0) {
+    std::fprintf(stderr, "feed_lag: writes done; idle for %lld s\n", static_cast<long long>(idle.count()));
+    std::fflush(stderr);
+    std::this_thread::sleep_for(idle);
+  }
+  const std::uint64_t polls = sync ? sync->polls() : 0, notified = sync ? sync->notified_polls() : 0;
+  if (sync) sync->stop();
   work.reset();
   loop.join();
 
   std::vector<double> lags_ms;
-  for (const auto& [index, at] : seen) {
-    if (index < writes) {
-      lags_ms.push_back(std::chrono::duration<double, std::milli>(at - committed[index]).count());
+  for (std::uint32_t index = 0; index < writes && sync; ++index) {
+    if (auto found = seen.find(index * batch); found != seen.end()) {
+      lags_ms.push_back(std::chrono::duration<double, std::milli>(found->second - committed[index]).count());
     }
   }
-  if (lags_ms.size() != writes) {
-    std::fprintf(stderr, "feed_lag: learned %zu of %u writes\n", lags_ms.size(), writes);
+  if (sync && lags_ms.size() != writes) {
+    std::fprintf(stderr, "feed_lag: learned %zu of %u commits\n", lags_ms.size(), writes);
     return 1;
   }
-  std::printf("%lld %u %.1f %.1f %.1f\n", static_cast<long long>(interval.count()), writes,
-              percentile(lags_ms, 0.5), percentile(lags_ms, 0.99), percentile(lags_ms, 1.0));
+  std::printf("%s %lld %u %.1f %.0f %.1f %.1f %.1f %llu %llu\n", mode.c_str(),
+              static_cast<long long>(interval.count()), writes, write_s,
+              write_s > 0 ? writes / write_s : 0.0, percentile(lags_ms, 0.5),
+              percentile(lags_ms, 0.99), percentile(lags_ms, 1.0),
+              static_cast<unsigned long long>(polls), static_cast<unsigned long long>(notified));
   return 0;
 }

@@ -290,6 +290,8 @@ StoreSection read_store(Reader& reader, const Field* field) {
       } else if (interval) {
         store.sync_interval = *interval;
       }
+    } else if (entry.name == "sync-notify") {
+      if (const auto notify = reader.boolean(entry)) store.sync_notify = *notify;
     } else if (entry.name == "max-clock-skew") {
       const auto skew = reader.parsed(entry, parse_duration);
       if (skew && (*skew < std::chrono::milliseconds{10} || *skew > std::chrono::minutes{10})) {

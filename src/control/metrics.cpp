@@ -191,6 +191,15 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
   out.single("landlord_discovers_left_to_peers_total", "counter",
              "DISCOVERs not answered: in another peer's RFC 3074 hash buckets (peers.servers).",
              static_cast<double>(engine.left_to_peers));
+  out.family("landlord_reboots_left_to_peers_total", "counter",
+             "INIT-REBOOTs not answered (peers.servers), by reason: the lease is another peer's token "
+             "(peer_holds_lease), or no lease of the client is known here and the client is another "
+             "peer's (peer_owns_client). Answered by any peer once the client has tried for "
+             "answer-all-after.");
+  out.sample("landlord_reboots_left_to_peers_total", "reason=\"peer_holds_lease\"",
+             static_cast<double>(engine.reboots_left_to_holder));
+  out.sample("landlord_reboots_left_to_peers_total", "reason=\"peer_owns_client\"",
+             static_cast<double>(engine.reboots_left_to_owner));
   out.single("landlord_offer_ping_skipped_total", "counter",
              "OFFERs sent without their offer-ping: too many probes at once, or the echo could not be sent.",
              static_cast<double>(counters.offer_ping_skipped));

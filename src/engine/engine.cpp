@@ -638,7 +638,7 @@ struct Engine::State {
         Outcome outcome = grant(view, message, ingress, client, requested, lease::Extension::None,
                                 EventKind::Grant,
                                 own_record ? "confirmed after reboot" : "granted on reboot", now,
-                                /*new_epoch=*/share.has_value());
+                                /*new_epoch=*/shared_store());
         outcome.reboot_of_held = held && outcome.held_until.has_value();
         return outcome;
       }
@@ -654,15 +654,24 @@ struct Engine::State {
     return nak(message, ingress, requested, "requested address is not available to this client");
   }
 
-  // Peers: whether this server answers the INIT-REBOOT now (above).
+  // Several servers may confirm one reboot: peers (answer-all-after passed, the holder slow),
+  // and any servers sharing a store without `peers:`, which all answer every INIT-REBOOT. Each
+  // then writes the held token plus one, so the store takes exactly one confirmation: one ACK.
+  bool shared_store() const {
+    return share.has_value() || config.store.type == config::StoreSection::Type::Postgresql;
+  }
+
+  // Peers: whether this server answers the INIT-REBOOT now (above); when it does not, counted
+  // by whom it is left to: the holder of the lease's token, or the client's own peer.
   bool answers_reboot(const SubnetView& view, const wire::Message& message, const ClientKey& client,
                       Ipv4 requested, TimePoint now) {
     const auto last = last_lease(requested, client);
-    const bool ours = last != std::nullopt && last->of_client
-                          ? !tokens_elsewhere.contains(requested.to_uint())
-                          : answers_here(view, message);
+    const bool known = last != std::nullopt && last->of_client;
+    const bool ours = known ? !tokens_elsewhere.contains(requested.to_uint()) : answers_here(view, message);
     if (ours || std::chrono::seconds{message.secs} >= config.peers.answer_all_after) return true;
-    return discover_waits.trying_for(client, now) >= config.peers.answer_all_after;
+    if (discover_waits.trying_for(client, now) >= config.peers.answer_all_after) return true;
+    ++(known ? counters.reboots_left_to_holder : counters.reboots_left_to_owner);
+    return false;
   }
 
   // §4.3.2 RENEWING (unicast, T1) and REBINDING (broadcast, T2): extend the client's lease on

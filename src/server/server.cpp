@@ -1003,7 +1003,8 @@ int run(config::Config config, const ServerOptions& options) {
     feed = std::move(*opened_feed);
     feed_start = std::move(*cursor);
   }
-  const Duration sync_interval = config.store.sync_interval;
+  const Duration sync_interval = config.store.poll_interval();
+  const bool sync_notify = config.store.sync_notify;
 
   // Start-up: every stored record back into memory before the first packet. Leases that ended
   // while we were down are reclaimed as soon as the loop runs: their deadlines have passed.
@@ -1038,10 +1039,11 @@ int run(config::Config config, const ServerOptions& options) {
   }
   std::unique_ptr<ViewSync> view_sync;
   if (feed) {
-    spdlog::info("sharing the store with other servers: polling its changes every {}",
+    spdlog::info("sharing the store with other servers: {}polling its changes every {}",
+                 sync_notify ? "listening for their commits' notifications and " : "",
                  config::format_duration(sync_interval));
     view_sync = std::make_unique<ViewSync>(
-        io, std::move(feed), std::move(feed_start), sync_interval,
+        io, std::move(feed), std::move(feed_start), sync_interval, sync_notify,
         [&server] { return static_cast<const control::Daemon&>(server).now(); },  // its clock
         ViewSync::Handlers{
             .changes = [&server](std::vector<lease::Lease> records) { server.learn(std::move(records)); },

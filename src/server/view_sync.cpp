@@ -1,23 +1,44 @@
 #include "landlord/server/view_sync.hpp"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <optional>
+#include <system_error>
 
 #include <boost/asio/post.hpp>
 
 namespace landlord::server {
 
+namespace {
+
+int make_wake_fd() {
+  const int descriptor = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (descriptor < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  return descriptor;
+}
+
+}  // namespace
+
 ViewSync::ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
-                   store::ChangeCursor start, Duration interval,
+                   store::ChangeCursor start, Duration interval, bool listen,
                    std::function<TimePoint()> local_now, Handlers handlers)
     : io_(io),
       feed_(std::move(feed)),
       cursor_(std::move(start)),
       interval_(interval),
+      listen_(listen),
       local_now_(std::move(local_now)),
       handlers_(std::move(handlers)),
+      wake_fd_(make_wake_fd()),
       thread_([this] { run(); }) {}
 
-ViewSync::~ViewSync() { stop(); }
+ViewSync::~ViewSync() {
+  stop();
+  ::close(wake_fd_);
+}
 
 void ViewSync::stop() {
   {
@@ -25,6 +46,8 @@ void ViewSync::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -35,18 +58,46 @@ void ViewSync::check_clock() {
   }
 }
 
+bool ViewSync::wait_for_next(Duration wait, bool& notified) {
+  notified = false;
+  if (!listen_) {
+    std::unique_lock lock(mutex_);
+    return !wake_.wait_for(lock, wait, [this] { return stopping_; });
+  }
+  // On the feed's socket: a notification, the interval, or stop()'s eventfd. A broken
+  // connection ends the wait at once: the poll that follows reconnects or reports it.
+  auto woken = feed_->await_notification(wait, wake_fd_);
+  notified = woken && *woken;
+  std::unique_lock lock(mutex_);
+  if (notified) {
+    // Not sooner than kNotifiedPollGap after the last poll began: what is notified meanwhile
+    // comes with the same poll.
+    wake_.wait_until(lock, last_poll_ + kNotifiedPollGap, [this] { return stopping_; });
+  }
+  return !stopping_;
+}
+
 void ViewSync::run() {
   bool failing = false;
+  bool notified = false;
   std::optional<std::chrono::steady_clock::time_point> clock_checked;
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
+  // LISTEN before the first poll: a commit after that poll's snapshot is then announced. A
+  // failure here is the connection's, which the first poll reports (and its reconnect listens).
+  if (listen_) (void)feed_->listen();
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) break;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (!clock_checked || now - *clock_checked >= kClockCheckInterval) {
       check_clock();
       clock_checked = now;
     }
+    last_poll_ = std::chrono::steady_clock::now();
     auto polled = feed_->changes_since(cursor_);
+    polls_.fetch_add(1);
+    if (notified) notified_polls_.fetch_add(1);
     if (polled) {
       cursor_ = std::move(polled->next);
       if (!polled->records.empty()) {
@@ -61,8 +112,9 @@ void ViewSync::run() {
       failing = true;
       boost::asio::post(io_, [failed = handlers_.failed, error = polled.error()] { failed(error); });
     }
-    lock.lock();
-    wake_.wait_for(lock, interval_, [this] { return stopping_; });
+    // While failing no notification can come: retry soon, whatever the interval.
+    const Duration wait = failing ? std::min(interval_, kRetryInterval) : interval_;
+    if (!wait_for_next(wait, notified)) break;
   }
 }
 

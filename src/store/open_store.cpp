@@ -18,7 +18,8 @@ Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::Store
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }
     case config::StoreSection::Type::Postgresql: {
-      auto opened = PostgresLeaseStore::open(PostgresOptions{.url = section.url, .writer = writer});
+      auto opened = PostgresLeaseStore::open(PostgresOptions{
+          .url = section.url, .writer = writer, .notify = section.sync_notify});
       if (!opened) return unexpected(opened.error());
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }

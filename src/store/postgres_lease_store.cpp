@@ -1,6 +1,9 @@
 #include "landlord/store/postgres_lease_store.hpp"
 
 #include <array>
+#include <poll.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 
@@ -96,7 +99,13 @@ StoreError bad_row(std::string_view name, const PGresult* result, int row, int f
 
 PostgresLeaseStore::PostgresLeaseStore(PostgresOptions options, std::string name,
                                        std::unique_ptr<Connection> connection)
-    : options_(std::move(options)), name_(std::move(name)), connection_(std::move(connection)) {}
+    : options_(std::move(options)), name_(std::move(name)), connection_(std::move(connection)) {
+  // The payload is the server-id (digits and dots) or nothing: safe as a literal.
+  own_payload_ = options_.writer ? options_.writer->to_string() : std::string();
+  if (options_.notify) {
+    notify_sql_ = std::string("NOTIFY ") + kPostgresChangeChannel + ", '" + own_payload_ + "'";
+  }
+}
 
 PostgresLeaseStore::~PostgresLeaseStore() = default;
 
@@ -131,6 +140,12 @@ Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
   if (!connected) return unexpected(connected.error());
   if (auto prepared = prepare_statements(connected->get(), name_, deadline); !prepared) {
     return unexpected(prepared.error());
+  }
+  if (listening_) {
+    const std::string sql = std::string("LISTEN ") + kPostgresChangeChannel;
+    auto listened = detail::execute(connected->get(), name_, sql.c_str(), {}, PGRES_COMMAND_OK,
+                                    "listening for changes", deadline);
+    if (!listened) return unexpected(listened.error());
   }
   connection_->handle = std::move(*connected);
   ++connection_->connects;
@@ -199,6 +214,11 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
       return send_failed("queueing lease " + address);
     }
   }
+  // The wake-up for the other servers' feeds, delivered by PostgreSQL at the commit only.
+  if (!notify_sql_.empty() && PQsendQueryParams(connection, notify_sql_.c_str(), 0, nullptr,
+                                                nullptr, nullptr, nullptr, 0) == 0) {
+    return send_failed("queueing the notification");
+  }
   if (PQsendQueryParams(connection, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 0 ||
       PQpipelineSync(connection) == 0) {
     return send_failed("queueing the commit");
@@ -207,7 +227,8 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
 
   // Results come back per query, each followed by a null result; the sync ends them.
   results.reserve(batch.size());
-  const std::size_t commit_query = batch.size() + 1;
+  const std::size_t notify_query = notify_sql_.empty() ? 0 : batch.size() + 1;
+  const std::size_t commit_query = batch.size() + 1 + (notify_sql_.empty() ? 0 : 1);
   std::size_t query = 0;
   std::optional<StoreError> error;
   bool committed = false;
@@ -229,15 +250,16 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     if (status != PGRES_COMMAND_OK) {
       if (!error) {
         // An error after the last query (the server going away at the sync) is the commit's.
-        const std::string doing = query == 0 ? std::string("starting a transaction")
-                                  : query < commit_query
-                                      ? "writing lease " + batch[query - 1].address.to_string()
-                                      : std::string("committing");
+        const std::string doing =
+            query == 0                                ? std::string("starting a transaction")
+            : query <= batch.size()                   ? "writing lease " + batch[query - 1].address.to_string()
+            : query == notify_query && notify_query != 0 ? std::string("notifying the other servers")
+                                                      : std::string("committing");
         error = detail::postgres_error(connection, raw, name_, doing);
       }
       continue;
     }
-    if (query >= 1 && query < commit_query) {
+    if (query >= 1 && query <= batch.size()) {
       // "INSERT 0 1": written; "INSERT 0 0": the conflict's WHERE refused it.
       results.push_back(std::strcmp(PQcmdTuples(raw), "0") == 0 ? WriteResult::StaleToken
                                                                  : WriteResult::Written);
@@ -388,6 +410,59 @@ Expected<Changes, StoreError> PostgresLeaseStore::changes_since(const ChangeCurs
     changes.records.push_back(std::move(record));
   }
   return changes;
+}
+
+Expected<void, StoreError> PostgresLeaseStore::listen() {
+  if (listening_) return {};
+  listening_ = true;  // from here on every reconnect listens again (ensure_connected)
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  const std::string sql = std::string("LISTEN ") + kPostgresChangeChannel;
+  auto listened = detail::execute(connection_->handle.get(), name_, sql.c_str(), {},
+                                  PGRES_COMMAND_OK, "listening for changes",
+                                  deadline_after(options_.timeout));
+  if (!listened) {
+    connection_->handle.reset();
+    return unexpected(listened.error());
+  }
+  return {};
+}
+
+bool PostgresLeaseStore::take_notifications() {
+  bool others = false;
+  while (PGnotify* notification = PQnotifies(connection_->handle.get())) {
+    // Our own commits are in our view already; only another writer's wake us. A store without
+    // a server-id ("" payload) cannot tell, and takes every notification as another's.
+    if (own_payload_.empty() || own_payload_ != notification->extra) others = true;
+    PQfreemem(notification);
+  }
+  return others;
+}
+
+Expected<bool, StoreError> PostgresLeaseStore::await_notification(Duration timeout, int wake_fd) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    PGconn* const connection = connection_->handle.get();
+    const bool connected = connection != nullptr && PQstatus(connection) == CONNECTION_OK;
+    // What libpq read during the last poll first: a notification may already be waiting.
+    if (connected && take_notifications()) return true;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    std::array<pollfd, 2> descriptors{{{wake_fd, POLLIN, 0}, {connected ? PQsocket(connection) : -1, POLLIN, 0}}};
+    const int ready = ::poll(descriptors.data(), descriptors.size(), static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) {
+      return unexpected(StoreError{StoreError::Kind::Io, "lease store " + name_ +
+                                                             ": waiting for notifications: " +
+                                                             std::strerror(errno)});
+    }
+    if (ready <= 0) continue;
+    if ((descriptors[0].revents & (POLLIN | POLLERR | POLLHUP)) != 0) return false;
+    if (descriptors[1].revents != 0 &&
+        (PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK)) {
+      StoreError error = detail::postgres_error(connection, nullptr, name_, "waiting for notifications");
+      connection_->handle.reset();
+      return unexpected(std::move(error));
+    }
+  }
 }
 
 }  // namespace landlord::store

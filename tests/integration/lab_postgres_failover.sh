@@ -64,9 +64,12 @@ peers_lab_up
 # The servers are peers (config key peers): each answers the DISCOVERs of its RFC 3074 hash
 # buckets and allocates from its half of the pool first. LAB_PEERS=0 leaves that out (both answer
 # every DISCOVER) to compare the NAKs and retries it saves.
+# LAB_SYNC_NOTIFY=1: the servers learn each other's commits by LISTEN/NOTIFY (store.sync-notify),
+# polling only every 1 s (its default then) for a notification that was lost.
 config() {  # SERVER_ID
-  local peers=""
+  local peers="" sync="sync-interval: 100ms"
   [[ ${LAB_PEERS:-1} == 1 ]] && peers="peers: {servers: [198.18.0.1, 198.18.0.2]}"
+  [[ ${LAB_SYNC_NOTIFY:-0} == 1 ]] && sync="sync-notify: true"
   cat <<YAML
 $peers
 server:
@@ -76,7 +79,7 @@ server:
 store:
   type: postgresql
   url: "$URL"
-  sync-interval: 100ms
+  $sync
 lease:
   time: 10s
   renew: 50%
@@ -102,6 +105,16 @@ start_server() {  # a|b: starts it, waits until it listens, sets PID_A / PID_B
 }
 start_server a
 start_server b
+if [[ ${LAB_SYNC_NOTIFY:-0} == 1 ]]; then
+  for side in a b; do  # logged just after the server listens: up to 5 s for it
+    for ((try = 0; try < 50; try++)); do
+      grep -aq "listening for their commits' notifications and polling its changes every 1s" \
+        "$WORK/landlord-$side.log" && break
+      sleep 0.1
+    done
+    ((try < 50)) || fail "landlord $side does not listen for notifications"
+  done
+fi
 note "landlord A (pid $PID_A) and B (pid $PID_B) serve one link from one database"
 
 # run_sim PHASE SEED DURATION_S: landlord-sim in the background, 100 clients arriving over 5 s.

@@ -188,8 +188,18 @@ struct StoreSection {
   Type type = Type::Sqlite;
   std::string path = "/var/lib/landlord/leases.db";
   std::string url;  // postgresql: the libpq connection URI (required for that type only)
-  // postgresql: how often each server polls the shared store for the others' changes.
-  Duration sync_interval = std::chrono::milliseconds{100};
+  // postgresql: every commit NOTIFYs the other servers, and each server LISTENs and reads the
+  // others' changes as soon as one is notified (besides polling every sync interval). Off by
+  // default: under load it costs the database a wake-up per commit per server (lease-store.md).
+  bool sync_notify = false;
+  // postgresql: how often each server polls the shared store for the others' changes; unset:
+  // kSyncIntervalNotify with sync_notify (the poll is then only the fallback), else kSyncInterval.
+  std::optional<Duration> sync_interval;
+  static constexpr Duration kSyncInterval = std::chrono::milliseconds{100};
+  static constexpr Duration kSyncIntervalNotify = std::chrono::seconds{1};
+  Duration poll_interval() const {
+    return sync_interval.value_or(sync_notify ? kSyncIntervalNotify : kSyncInterval);
+  }
   // postgresql: the most this server's clock may differ from the database's (checked at start and
   // every kClockCheckInterval); above it the server answers nobody until they agree again.
   Duration max_clock_skew = std::chrono::seconds{1};

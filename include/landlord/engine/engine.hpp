@@ -136,7 +136,10 @@ struct Counters {
                 shortened_leases = 0,  // new leases granted a pool's shorter adaptive lease time
                 conflicts = 0,         // offered addresses found in use by offer-ping
                 duplicates = 0,        // relayed copies of a renewal just answered, dropped (not rebinds)
-                left_to_peers = 0;     // DISCOVERs in a peer's hash buckets, not answered (peers)
+                left_to_peers = 0,     // DISCOVERs in a peer's hash buckets, not answered (peers)
+                // INIT-REBOOTs not answered (peers): the lease is another server's token, or this
+                // server knows no lease of the client there and the client is another peer's.
+                reboots_left_to_holder = 0, reboots_left_to_owner = 0;
 };
 
 // What admission control (engine/admission.hpp) asks before handle(): the subnet a request would

@@ -1,12 +1,17 @@
 #pragma once
 // Several servers on one PostgreSQL store: each keeps its own view in memory and learns what the
 // others committed by polling the store's change feed (PostgresLeaseStore::changes_since) every
-// `interval` on a thread and connection of its own. What it reads is handed to the event loop,
-// one post per poll that found changes. A failed poll is reported (and retried every interval;
-// the store reconnects); the first poll that works again returns every row changed since the
-// last good one, which is the reload of the view. docs/lease-store.md, "Several servers".
+// `interval` on a thread and connection of its own. With `listen` (store.sync-notify) it also
+// LISTENs on that connection and polls at once when another server's commit is notified; the
+// notification is only a wake-up (the poll reads by snapshot as ever), so one that is lost costs
+// at most an interval; notified polls are kNotifiedPollGap apart at least, so a stream of
+// commits costs the database at most one poll per gap. What it reads is handed to the event loop, one post per poll that found
+// changes. A failed poll is reported (and retried after min(interval, kRetryInterval); the store
+// reconnects); the first poll that works again returns every row changed since the last good
+// one, which is the reload of the view. docs/lease-store.md, "Several servers".
 // On the same thread and connection it reads the database's clock against this server's, at
 // the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks").
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -33,12 +38,17 @@ class ViewSync {
     std::function<void(store::PostgresLeaseStore::ClockReading)> clock;
   };
   static constexpr Duration kClockCheckInterval = std::chrono::seconds{10};
+  static constexpr Duration kRetryInterval = std::chrono::milliseconds{100};
+  // Listening: polls a notification starts are at least this far apart (from one's start to the
+  // next's). Under load every commit notifies; the notifications of one gap share one poll.
+  static constexpr Duration kNotifiedPollGap = std::chrono::milliseconds{10};
 
   // Polls `feed` (a connection of its own) from `start` on; the thread starts here.
-  // `local_now` is this server's clock (server::Clock), read on the thread.
+  // `local_now` is this server's clock (server::Clock), read on the thread. `listen`: wake up
+  // on the other servers' notifications too (their stores opened with PostgresOptions::notify).
   ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
-           store::ChangeCursor start, Duration interval, std::function<TimePoint()> local_now,
-           Handlers handlers);
+           store::ChangeCursor start, Duration interval, bool listen,
+           std::function<TimePoint()> local_now, Handlers handlers);
   ~ViewSync();  // stop()
   ViewSync(const ViewSync&) = delete;
   ViewSync& operator=(const ViewSync&) = delete;
@@ -46,19 +56,30 @@ class ViewSync {
   // Joins the thread: nothing is posted after it returns (what was posted may still run).
   void stop();
 
+  // Polls made so far, and how many of them a notification started (for tests and benches).
+  std::uint64_t polls() const { return polls_.load(); }
+  std::uint64_t notified_polls() const { return notified_polls_.load(); }
+
  private:
   void run();
   void check_clock();
+  // Until the next poll is due: `wait` at most, less when a notification comes (listening).
+  // False when stopping.
+  bool wait_for_next(Duration wait, bool& notified);
 
   boost::asio::io_context& io_;
   std::unique_ptr<store::PostgresLeaseStore> feed_;
   store::ChangeCursor cursor_;
   const Duration interval_;
+  const bool listen_;
   std::function<TimePoint()> local_now_;
   Handlers handlers_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;  // guarded by mutex_
+  int wake_fd_ = -1;       // an eventfd stop() writes, for a wait on the feed's socket
+  std::chrono::steady_clock::time_point last_poll_;  // on the thread only
+  std::atomic<std::uint64_t> polls_{0}, notified_polls_{0};
   std::thread thread_;     // last: starts after every member above exists
 };
 

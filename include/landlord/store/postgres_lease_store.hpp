@@ -23,7 +23,14 @@ struct PostgresOptions {
   // with the row's own token only from the row's writer. None: rows written without one, which
   // any server may continue (a server without a server-id is not fenced from an equal token).
   std::optional<Ipv4> writer = std::nullopt;
+  // Every commit also sends `NOTIFY landlord_leases, '<writer>'` inside its transaction, so a
+  // server listening (listen(), await_notification()) learns at once that something changed;
+  // PostgreSQL delivers it when, and only if, the transaction commits. store.sync-notify.
+  bool notify = false;
 };
+
+// The channel commits notify on (PostgresOptions::notify) and listen() listens to.
+inline constexpr const char* kPostgresChangeChannel = "landlord_leases";
 
 // Where a change feed stands: a PostgreSQL snapshot (pg_snapshot text, "xmin:xmax:xip,...").
 // Every row written by a transaction this snapshot does not see is a change still to learn.
@@ -66,6 +73,17 @@ class PostgresLeaseStore final : public LeaseStore {
   Expected<ChangeCursor, StoreError> now();
   Expected<Changes, StoreError> changes_since(const ChangeCursor& cursor);
 
+  // The wake-up for the change feed (store.sync-notify): LISTEN on this connection, now and
+  // after every reconnect (LISTEN first, so a commit after the next poll's snapshot is announced).
+  // A failure drops the connection; the next call reconnects (and listens again).
+  Expected<void, StoreError> listen();
+  // Waits up to `timeout` for a notification of another server's commit (one whose payload is
+  // not this store's own `writer`) on the listening connection, or for `wake_fd` to turn
+  // readable (it is not read). True: at least one arrived (all pending ones are taken). False:
+  // the time ran out, or wake_fd. A broken connection is an error (and is dropped). Without a
+  // connection it only waits. Notifications are a hint: the poll that follows reads the rows.
+  Expected<bool, StoreError> await_notification(Duration timeout, int wake_fd);
+
   // How far `local_now` (this server's clock) is from the database server's clock: local minus
   // database (positive: this server is ahead), read at the middle of one round trip, which
   // bounds the error (`round_trip` / 2). Servers sharing a store write absolute lease ends, so
@@ -88,10 +106,15 @@ class PostgresLeaseStore final : public LeaseStore {
                      std::unique_ptr<Connection> connection);
   Expected<void, StoreError> ensure_connected();
   Expected<Changes, StoreError> reload();
+  // Takes every notification libpq holds; true when one came from another writer.
+  bool take_notifications();
 
   PostgresOptions options_;
   std::string name_;
   std::unique_ptr<Connection> connection_;
+  std::string notify_sql_;  // "NOTIFY landlord_leases, '<writer>'" when options_.notify
+  std::string own_payload_;  // this store's writer, as its notifications carry it ("" if none)
+  bool listening_ = false;
 };
 
 }  // namespace landlord::store

@@ -421,7 +421,23 @@ store:
   EXPECT_EQ(config.store.type, StoreSection::Type::Postgresql);
   EXPECT_EQ(config.store.url, "postgresql:///landlord?host=/run/postgresql");
   EXPECT_EQ(config.store.sync_interval, 250ms);
+  EXPECT_EQ(config.store.poll_interval(), 250ms);
+  EXPECT_FALSE(config.store.sync_notify);
   EXPECT_STREQ(to_string(config.store.type), "postgresql");
+}
+
+// sync-notify: polling stays, as the fallback, every 1 s unless sync-interval says otherwise.
+TEST(Loader, SyncNotifyMakesTheDefaultPollTheFallback) {
+  const auto store = [](const std::string& keys) {
+    return load_ok("subnets: [{subnet: 198.18.0.0/24}]\nstore: {type: postgresql, url: \"postgresql:///l\"" +
+                   keys + "}\n").store;
+  };
+  EXPECT_EQ(store("").poll_interval(), 100ms);
+  EXPECT_FALSE(store("").sync_notify);
+  EXPECT_TRUE(store(", sync-notify: true").sync_notify);
+  EXPECT_EQ(store(", sync-notify: true").poll_interval(), 1s);
+  EXPECT_EQ(store(", sync-notify: true, sync-interval: 200ms").poll_interval(), 200ms);
+  EXPECT_EQ(store(", sync-notify: false").poll_interval(), 100ms);
 }
 
 TEST(Loader, ReadsPeersThatSplitClients) {

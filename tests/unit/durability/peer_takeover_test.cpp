@@ -43,7 +43,8 @@ config::Config peer_config(Ipv4 own) {
 
 // One server: engine, commit-then-ACK machine and its own connection to the shared database.
 struct Server {
-  Server(Ipv4 own, const std::string& url) : id(own), harness(peer_config(own)) {
+  Server(Ipv4 own, const std::string& url) : Server(own, url, peer_config(own)) {}
+  Server(Ipv4 own, const std::string& url, config::Config config) : id(own), harness(std::move(config)) {
     auto opened = PostgresLeaseStore::open({.url = url, .writer = own});
     EXPECT_TRUE(opened.has_value()) << (opened ? "" : opened.error().message);
     if (opened) store = std::move(*opened);
@@ -331,6 +332,56 @@ TEST_F(PeerTakeover, TheHolderAndALatePeerConfirmingOneRebootHaveExactlyOneWinne
     EXPECT_EQ(row->second.writer, winner.second) << "the winner's row";
   }
   std::printf("reboot race: the holder won %d of %d\n", first_wins, kClients);
+}
+
+// Servers that share the store without `peers:` answer every INIT-REBOOT, the holder and the
+// other alike, at once. Each writes the held token plus one, so the database takes exactly one
+// of the two confirmations: one ACK per reboot, never two.
+TEST_F(PeerTakeover, ServersSharingAStoreWithoutPeersConfirmingOneRebootHaveExactlyOneWinner) {
+  const auto shared_config = [&](Ipv4 own) {
+    config::Config config = engine::testing::make_config();
+    config.server.server_id = own;
+    config.store.type = config::StoreSection::Type::Postgresql;
+    config.store.url = database_.url();
+    return config;
+  };
+  Server first{kServerAddress, database_.url(), shared_config(kServerAddress)};
+  Server second{kOtherServer, database_.url(), shared_config(kOtherServer)};
+  ASSERT_TRUE(first.store && second.store);
+  std::map<std::uint8_t, lease::FencingToken> granted;
+  for (int client = 0; client < kClients; ++client) {
+    const Batch batch = first.grant(mac_of(client));
+    ASSERT_EQ(batch.records.size(), 1u);
+    const CommitResult result = first.store->commit(batch.records);
+    accepted(first, batch, result);
+    ASSERT_EQ(first.committed(batch, result).reply, MessageType::Ack);
+    granted[mac_of(client)] = batch.records[0].fencing_token;
+  }
+  second.load();
+  first.harness.now += 10min;
+  second.harness.now += 10min;
+  int first_wins = 0;
+  std::map<Ipv4, std::pair<std::uint8_t, Ipv4>> winners;
+  for (int client = 0; client < kClients; ++client) {
+    const std::uint8_t who = mac_of(client);
+    const Ipv4 address = first.harness.engine.find(key(who))->address;
+    // secs 0: no peers, so nobody waits; both answer the first broadcast.
+    const Server* winner = race(first, second, who, address, [](Server& server, std::uint8_t c, Ipv4 at) {
+      return server.harness.init_reboot(c, at);
+    });
+    first_wins += winner == &first ? 1 : 0;
+    if (winner != nullptr) winners[address] = {who, winner->id};
+  }
+  EXPECT_EQ(winners.size(), static_cast<std::size_t>(kClients));
+  const auto stored = rows();
+  for (const auto& [address, winner] : winners) {
+    const auto row = stored.find(address);
+    ASSERT_NE(row, stored.end());
+    EXPECT_EQ(row->second.client, key(winner.first));
+    EXPECT_EQ(row->second.fencing_token, granted[winner.first] + 1) << "one new epoch";
+    EXPECT_EQ(row->second.writer, winner.second);
+  }
+  std::printf("reboot race without peers: the holder won %d of %d\n", first_wins, kClients);
 }
 
 }  // namespace

@@ -247,6 +247,8 @@ TEST(Peers, AnInitRebootIsAnsweredByTheServerWhoseTokenTheLeaseIs) {
     EXPECT_EQ(reply_type(silent), std::nullopt) << "the lease is the holder's";
     EXPECT_TRUE(silent.mutations.empty());
     EXPECT_TRUE(left_to_peer(silent));
+    EXPECT_EQ(other.engine.counters().reboots_left_to_holder, 1u);
+    EXPECT_EQ(other.engine.counters().reboots_left_to_owner, 0u);
 
     const Outcome confirmed = holder.init_reboot(ours, address);
     ASSERT_EQ(reply_type(confirmed), MessageType::Ack);
@@ -271,6 +273,7 @@ TEST(Peers, AnInitRebootIsAnsweredByTheServerWhoseTokenTheLeaseIs) {
     third.now += 1s;
     const Outcome waited = third.init_reboot(ours, address);
     ASSERT_EQ(reply_type(waited), MessageType::Ack);
+    EXPECT_EQ(third.engine.counters().reboots_left_to_holder, 2u) << "answered ones are not counted";
     EXPECT_EQ(waited.mutations.at(0).fencing_token, granted + 1);
     (void)theirs;
   }
@@ -293,6 +296,9 @@ TEST(Peers, AnInitRebootForAnUnknownLeaseIsAnsweredByTheClientsPeer) {
   EXPECT_TRUE(left_to_peer(first.init_reboot(theirs, wrong_link)));
   EXPECT_EQ(reply_type(second.init_reboot(theirs, wrong_link)), MessageType::Nak);
   EXPECT_EQ(reply_type(first.init_reboot(theirs, wrong_link, 3)), MessageType::Nak);
+  EXPECT_EQ(first.engine.counters().reboots_left_to_owner, 1u);
+  EXPECT_EQ(second.engine.counters().reboots_left_to_owner, 1u);
+  EXPECT_EQ(first.engine.counters().reboots_left_to_holder + second.engine.counters().reboots_left_to_holder, 0u);
   // A subnet with a primary: the primary's.
   Harness primary{with_primary(kOtherServer)};
   Harness other{with_primary(kServerAddress)};

@@ -3,6 +3,9 @@
 // feed the servers learn each other's writes from, and a lost or stalled connection. The
 // conformance suite (lease_store_conformance_test.cpp) covers the rest. Runs only under the
 // ctest fixture `postgres` (postgres_test_support.hpp).
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <barrier>
 #include <thread>
@@ -348,6 +351,71 @@ TEST_F(PostgresLeaseStoreTest, ChangeFeedReloadsTheWholeTableAfterAReconnect) {
   ASSERT_TRUE(quiet.has_value()) << quiet.error().message;
   EXPECT_FALSE(quiet->reloaded);
   EXPECT_TRUE(quiet->records.empty());
+}
+
+// store.sync-notify: a commit of a store opened with `notify` wakes a listening store at once;
+// a commit without it, or one of the listener's own server, does not; the wake fd ends a wait.
+TEST_F(PostgresLeaseStoreTest, ANotifyingCommitWakesAListenerAndNothingElseDoes) {
+  const Ipv4 other{198, 18, 0, 1}, self{198, 18, 0, 2};
+  auto writer = PostgresLeaseStore::open({.url = database_.url(), .writer = other, .notify = true});
+  auto silent = PostgresLeaseStore::open({.url = database_.url(), .writer = other});
+  auto own = PostgresLeaseStore::open({.url = database_.url(), .writer = self, .notify = true});
+  auto listener = PostgresLeaseStore::open({.url = database_.url(), .writer = self});
+  ASSERT_TRUE(writer && silent && own && listener);
+  ASSERT_TRUE((*listener)->listen().has_value());
+  const int wake = ::eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(wake, 0);
+  const auto await = [&](std::chrono::milliseconds timeout) {
+    auto woken = (*listener)->await_notification(timeout, wake);
+    EXPECT_TRUE(woken.has_value()) << (woken ? "" : woken.error().message);
+    return woken && *woken;
+  };
+  EXPECT_FALSE(await(std::chrono::milliseconds{50}));
+  commit_ok(**silent, {bound_lease(1, 1)});
+  EXPECT_FALSE(await(std::chrono::milliseconds{300})) << "a commit without NOTIFY woke the listener";
+  commit_ok(**own, {bound_lease(2, 1)});
+  EXPECT_FALSE(await(std::chrono::milliseconds{300})) << "its own server's commit woke the listener";
+  commit_ok(**writer, {bound_lease(3, 1), bound_lease(4, 1)});
+  const auto sent = std::chrono::steady_clock::now();
+  EXPECT_TRUE(await(std::chrono::seconds{10}));
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds{2});
+  EXPECT_FALSE(await(std::chrono::milliseconds{100})) << "one commit, one wake-up";
+  // stop()'s eventfd ends a wait at once.
+  const std::uint64_t one = 1;
+  ASSERT_EQ(::write(wake, &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  const auto waited = std::chrono::steady_clock::now();
+  EXPECT_FALSE(await(std::chrono::seconds{10}));
+  EXPECT_LT(std::chrono::steady_clock::now() - waited, std::chrono::seconds{2});
+  ::close(wake);
+}
+
+// The listener's connection dies (the database restarted): the wait says so at once, the next
+// poll reconnects and reloads, and the new connection listens again.
+TEST_F(PostgresLeaseStoreTest, AListenerListensAgainAfterAReconnect) {
+  auto writer = PostgresLeaseStore::open({.url = database_.url(), .notify = true});
+  auto listener = open();
+  ASSERT_TRUE(writer && listener);
+  ASSERT_TRUE(listener->listen().has_value());
+  auto cursor = listener->now();
+  ASSERT_TRUE(cursor.has_value());
+  const int wake = ::eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(wake, 0);
+  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                database_.name() + "' AND pid <> pg_backend_pid()");
+  const auto killed = std::chrono::steady_clock::now();
+  EXPECT_FALSE(listener->await_notification(std::chrono::seconds{10}, wake).has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - killed, std::chrono::seconds{5});
+  EXPECT_FALSE((*writer)->commit(std::vector{bound_lease(1, 1)}).has_value());  // its connection too
+  commit_ok(**writer, {bound_lease(1, 1)});  // while nobody listens: this notification is lost
+  auto reloaded = listener->changes_since(*cursor);
+  ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
+  EXPECT_TRUE(reloaded->reloaded);
+  EXPECT_EQ(reloaded->records.size(), 1u);  // the reload finds what the lost one announced
+  commit_ok(**writer, {bound_lease(2, 1)});
+  auto woken = listener->await_notification(std::chrono::seconds{10}, wake);
+  ASSERT_TRUE(woken.has_value()) << woken.error().message;
+  EXPECT_TRUE(*woken);
+  ::close(wake);
 }
 
 // The connection dies under the store (the database restarted, a proxy dropped it): the commit
