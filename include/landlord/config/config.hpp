@@ -194,7 +194,7 @@ struct StoreSection {
   bool sync_notify = false;
   // postgresql: how often each server polls the shared store for the others' changes; unset:
   // kSyncIntervalNotify with sync_notify (the poll is then only the fallback), else kSyncInterval.
-  std::optional<Duration> sync_interval;
+  std::optional<Duration> sync_interval{};
   static constexpr Duration kSyncInterval = std::chrono::milliseconds{100};
   static constexpr Duration kSyncIntervalNotify = std::chrono::seconds{1};
   Duration poll_interval() const {
