@@ -18,58 +18,24 @@ landlord=${LANDLORD:-$repo_dir/build/release/tools/landlord/landlord}
 [[ -x $landlord ]] || { echo "api_million: build the release preset first" >&2; exit 2; }
 for tool in curl jq sqlite3; do command -v $tool >/dev/null || { echo "api_million: needs $tool" >&2; exit 2; }; done
 source "$repo_dir/bench/million.sh"  # million_fill, million_lease_time_ms
+source "$repo_dir/tests/integration/control_lab.sh"  # control_lab_up, control_start, control_ask
 
-ns="llapi$$"
 WORK=$(mktemp -d /tmp/api_million.XXXXXX)
-SERVER_PID=""
 # landlord's log outlives the work directory (the store file does not: it is hundreds of MB).
 KEPT_LOG=${API_MILLION_LOG:-/tmp/api_million.$$.landlord.log}
 cleanup() {
-  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  ip netns del "$ns" 2>/dev/null || true
+  control_lab_down
   if [[ -f $WORK/landlord.log ]]; then
     cp "$WORK/landlord.log" "$KEPT_LOG" && echo "api_million: landlord's log kept in $KEPT_LOG ($(wc -l <"$KEPT_LOG") lines)"
   fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-ip netns add "$ns"
-ip -n "$ns" link set lo up
-ip -n "$ns" addr add 198.18.0.1/32 dev lo
-cat >"$WORK/landlord.yaml" <<YAML
-server:
-  interfaces: []
-  listen: 198.18.0.1:67
-  server-id: 198.18.0.1
-store:
-  type: sqlite
-  path: $WORK/leases.db
-lease:
-  time: 3600s
-control:
-  socket: $WORK/control.sock
-subnets:
-  - subnet: 10.0.0.0/12
-    pools: [10.0.0.1-10.15.255.254]
-  - subnet: 198.18.0.0/24
-    pools: [198.18.0.10-198.18.0.250]
-log:
-  level: warn
-YAML
-
-ask() { curl -s --max-time 600 --unix-socket "$WORK/control.sock" -d "$1" http://landlord/; }
-start() {
-  rm -f "$WORK/control.sock"
-  ip netns exec "$ns" "$landlord" --allow-root -c "$WORK/landlord.yaml" >>"$WORK/landlord.log" 2>&1 &
-  SERVER_PID=$!
-  for _ in $(seq 600); do
-    [[ -S $WORK/control.sock ]] && ask '{"command":"status-get"}' >/dev/null 2>&1 && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$WORK/landlord.log"; echo "api_million: landlord did not start" >&2; exit 1
-}
-stop() { kill "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""; }
+control_lab_up "llapi$$" "$WORK"
+ask() { control_ask "$1" 600; }
+start() { control_start "$landlord" || exit 1; SERVER_PID=$control_pid; }
+stop() { control_stop; SERVER_PID=""; }
+SERVER_PID=""
 rss() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$SERVER_PID/status"; }
 timed() {  # NAME BODY|GET-PATH: seconds and bytes of the whole answer
   local out

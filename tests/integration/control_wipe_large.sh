@@ -7,9 +7,9 @@
 # is not accepting writes" while the store was healthy, and nothing in the log said why.
 # Checks: the wipe answers result 0 with deleted = 100,000; the store file then holds every
 # lease of the subnet released, none bound; the daemon's log has no commit-queue or store
-# error; the daemon stops cleanly. The leases are data only (rows written with sqlite3 into the
-# schema landlord created); landlord runs in a network namespace with nothing but loopback and
-# is asked only on its control socket. Root (namespace); about 10 s.
+# error; the daemon stops cleanly. The leases are data only (bench/million.sh's million_fill
+# writes them into the schema landlord created); landlord runs in control_lab.sh's namespace
+# with nothing but loopback and is asked only on its control socket. Root (namespace); about 10 s.
 # Usage: control_wipe_large.sh LANDLORD   (exit 77 = skipped)
 set -euo pipefail
 landlord=$1
@@ -20,79 +20,28 @@ for tool in curl jq sqlite3 ip; do
   command -v $tool >/dev/null || { echo "SKIP: needs $tool"; exit 77; }
 done
 
-ns="llwipe$$"
+repo_dir=$(cd "$(dirname "$0")/../.." && pwd)
+source "$repo_dir/tests/integration/control_lab.sh"
+source "$repo_dir/bench/million.sh"  # million_fill: bound rows as landlord writes them
+
 work=$(mktemp -d /tmp/control_wipe_large.XXXXXX)
-pid=""
 cleanup() {
-  if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  ip netns del "$ns" 2>/dev/null || true
+  control_lab_down
   rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
-ip netns add "$ns"
-ip -n "$ns" link set lo up
-ip -n "$ns" addr add 198.18.0.1/32 dev lo
-cat >"$work/landlord.yaml" <<YAML
-server:
-  interfaces: []
-  listen: 198.18.0.1:67
-  server-id: 198.18.0.1
-store:
-  type: sqlite
-  path: $work/leases.db
-lease:
-  time: 3600s
-control:
-  socket: $work/control.sock
-subnets:
-  - subnet: 10.0.0.0/12
-    pools: [10.0.0.1-10.15.255.254]
-  - subnet: 198.18.0.0/24
-    pools: [198.18.0.10-198.18.0.250]
-log:
-  level: warn
-YAML
+control_lab_up "llwipe$$" "$work"
 
-ask() { curl -sS --max-time 120 --unix-socket "$work/control.sock" -d "$1" http://landlord/; }
-start() {
-  rm -f "$work/control.sock"
-  ip netns exec "$ns" "$landlord" --allow-root -c "$work/landlord.yaml" >>"$work/landlord.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 600); do
-    [[ -S $work/control.sock ]] && ask '{"command":"status-get"}' >/dev/null 2>&1 && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$work/landlord.log"; echo "FAIL: landlord did not start"; exit 1
-}
-
-start  # creates the schema
-daemon_stop_and_check "$pid" "$work/landlord.log" landlord || exit 1
-pid=""
-# Bound leases 10.x.y.z for MAC 02:10:00:x:y:z, as landlord writes them (bench/million.sh).
-now_ms=$(($(date +%s%N) / 1000000))
-sqlite3 "$work/leases.db" >/dev/null <<SQL
-PRAGMA synchronous = OFF;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $leases),
-rows AS (SELECT printf('10.%d.%d.%d', i >> 16, (i >> 8) & 255, i & 255) AS address,
-                printf('02:10:00:%02x:%02x:%02x', i >> 16, (i >> 8) & 255, i & 255) AS hwaddr
-         FROM n)
-INSERT INTO leases (address, state, hwaddr, client_id, hostname, fencing_token, subnet_id, hwtype,
-                    granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms, last_extension,
-                    client_key)
-SELECT address, 'bound', hwaddr, NULL, NULL, 1, 1, 1, $now_ms, 86400000, 43200000, 75600000,
-       'none', 'hw1:' || hwaddr
-FROM rows ORDER BY address;
-COMMIT;
-PRAGMA wal_checkpoint(TRUNCATE);
-SQL
-start
-records=$(ask '{"command":"status-get"}' | jq '.arguments["lease-records"]')
+control_start "$landlord" || exit 1  # creates the schema
+daemon_stop_and_check "$control_pid" "$work/landlord.log" landlord || exit 1
+control_pid=""
+million_fill "$work/leases.db" "$leases"  # bound leases 10.x.y.z for MAC 02:10:00:x:y:z
+control_start "$landlord" || exit 1
+records=$(control_ask '{"command":"status-get"}' | jq '.arguments["lease-records"]')
 if [[ $records != "$leases" ]]; then echo "FAIL: $records lease records loaded, want $leases"; exit 1; fi
 
 started=$(date +%s%N)
-answer=$(ask '{"command":"lease4-wipe","arguments":{"subnet-id":1,"confirm":true}}')
+answer=$(control_ask '{"command":"lease4-wipe","arguments":{"subnet-id":1,"confirm":true}}')
 took_ms=$((($(date +%s%N) - started) / 1000000))
 echo "lease4-wipe of $leases leases: $took_ms ms: $answer"
 fail=0
@@ -110,8 +59,8 @@ if grep -E 'commit queue full|store commit failed|not accepting writes' "$work/l
   echo "FAIL: the daemon's log reports a refused or failed commit"
   fail=1
 fi
-daemon_stop_and_check "$pid" "$work/landlord.log" landlord || fail=1
-pid=""
+daemon_stop_and_check "$control_pid" "$work/landlord.log" landlord || fail=1
+control_pid=""
 if ((fail)); then
   echo "---- landlord.log (last 20 lines)"; tail -20 "$work/landlord.log"
   exit 1
