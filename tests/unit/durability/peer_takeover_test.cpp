@@ -168,6 +168,20 @@ class PeerTakeover : public ::testing::Test {
     return found;
   }
 
+  // After a reboot race: each address's row is its winner's (client, server) with the token
+  // granted before plus one, whichever server won.
+  void expect_one_new_epoch_each(const std::map<Ipv4, std::pair<std::uint8_t, Ipv4>>& winners,
+                                 const std::map<std::uint8_t, lease::FencingToken>& granted) {
+    const auto stored = rows();
+    for (const auto& [address, winner] : winners) {
+      const auto row = stored.find(address);
+      ASSERT_NE(row, stored.end());
+      EXPECT_EQ(row->second.client, key(winner.first));
+      EXPECT_EQ(row->second.fencing_token, granted.at(winner.first) + 1) << "one new epoch";
+      EXPECT_EQ(row->second.writer, winner.second) << "the winner's row";
+    }
+  }
+
   store::testing::ScratchDatabase database_;
   std::map<std::pair<std::uint32_t, lease::FencingToken>, Ipv4> token_owner_;
 };
@@ -323,14 +337,7 @@ TEST_F(PeerTakeover, TheHolderAndALatePeerConfirmingOneRebootHaveExactlyOneWinne
     if (winner != nullptr) winners[address] = {who, winner->id};
   }
   EXPECT_EQ(winners.size(), static_cast<std::size_t>(kClients));
-  const auto stored = rows();
-  for (const auto& [address, winner] : winners) {
-    const auto row = stored.find(address);
-    ASSERT_NE(row, stored.end());
-    EXPECT_EQ(row->second.client, key(winner.first));
-    EXPECT_EQ(row->second.fencing_token, granted[winner.first] + 1) << "one new epoch";
-    EXPECT_EQ(row->second.writer, winner.second) << "the winner's row";
-  }
+  expect_one_new_epoch_each(winners, granted);
   std::printf("reboot race: the holder won %d of %d\n", first_wins, kClients);
 }
 
@@ -373,14 +380,7 @@ TEST_F(PeerTakeover, ServersSharingAStoreWithoutPeersConfirmingOneRebootHaveExac
     if (winner != nullptr) winners[address] = {who, winner->id};
   }
   EXPECT_EQ(winners.size(), static_cast<std::size_t>(kClients));
-  const auto stored = rows();
-  for (const auto& [address, winner] : winners) {
-    const auto row = stored.find(address);
-    ASSERT_NE(row, stored.end());
-    EXPECT_EQ(row->second.client, key(winner.first));
-    EXPECT_EQ(row->second.fencing_token, granted[winner.first] + 1) << "one new epoch";
-    EXPECT_EQ(row->second.writer, winner.second);
-  }
+  expect_one_new_epoch_each(winners, granted);
   std::printf("reboot race without peers: the holder won %d of %d\n", first_wins, kClients);
 }
 
