@@ -96,6 +96,10 @@ struct Server {
   Ready out;
 };
 
+constexpr int kClients = 40;
+Ipv4 address_of(int client) { return Ipv4{198, 18, 0, static_cast<std::uint8_t>(100 + client)}; }
+std::uint8_t mac_of(int client) { return static_cast<std::uint8_t>(1 + client); }
+
 class PeerTakeover : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -168,6 +172,20 @@ class PeerTakeover : public ::testing::Test {
     return found;
   }
 
+  // Every client granted a lease by `server`, committed and ACKed: each client's granted token.
+  std::map<std::uint8_t, lease::FencingToken> grant_each(Server& server) {
+    std::map<std::uint8_t, lease::FencingToken> granted;
+    for (int client = 0; client < kClients; ++client) {
+      const Batch batch = server.grant(mac_of(client));
+      EXPECT_EQ(batch.records.size(), 1u);
+      if (batch.records.size() != 1) break;
+      const CommitResult result = server.store->commit(batch.records);
+      accepted(server, batch, result);
+      EXPECT_EQ(server.committed(batch, result).reply, MessageType::Ack);
+      granted[mac_of(client)] = batch.records[0].fencing_token;
+    }
+    return granted;
+  }
   // After a reboot race: each address's row is its winner's (client, server) with the token
   // granted before plus one, whichever server won.
   void expect_one_new_epoch_each(const std::map<Ipv4, std::pair<std::uint8_t, Ipv4>>& winners,
@@ -185,10 +203,6 @@ class PeerTakeover : public ::testing::Test {
   store::testing::ScratchDatabase database_;
   std::map<std::pair<std::uint32_t, lease::FencingToken>, Ipv4> token_owner_;
 };
-
-constexpr int kClients = 40;
-Ipv4 address_of(int client) { return Ipv4{198, 18, 0, static_cast<std::uint8_t>(100 + client)}; }
-std::uint8_t mac_of(int client) { return static_cast<std::uint8_t>(1 + client); }
 
 // A third server granted the leases, then went away; at T2 each client's REBINDING reaches both
 // survivors at once.
@@ -310,15 +324,8 @@ TEST_F(PeerTakeover, TheHolderAndALatePeerConfirmingOneRebootHaveExactlyOneWinne
   Server first{kServerAddress, database_.url()};
   Server second{kOtherServer, database_.url()};
   ASSERT_TRUE(first.store && second.store);
-  std::map<std::uint8_t, lease::FencingToken> granted;
-  for (int client = 0; client < kClients; ++client) {
-    const Batch batch = first.grant(mac_of(client));
-    ASSERT_EQ(batch.records.size(), 1u);
-    const CommitResult result = first.store->commit(batch.records);
-    accepted(first, batch, result);
-    ASSERT_EQ(first.committed(batch, result).reply, MessageType::Ack);
-    granted[mac_of(client)] = batch.records[0].fencing_token;
-  }
+  const std::map<std::uint8_t, lease::FencingToken> granted = grant_each(first);
+  ASSERT_EQ(granted.size(), static_cast<std::size_t>(kClients));
   second.load();  // the second server's view: every row, each naming the first as its writer
   first.harness.now += 10min;
   second.harness.now += 10min;
@@ -355,15 +362,8 @@ TEST_F(PeerTakeover, ServersSharingAStoreWithoutPeersConfirmingOneRebootHaveExac
   Server first{kServerAddress, database_.url(), shared_config(kServerAddress)};
   Server second{kOtherServer, database_.url(), shared_config(kOtherServer)};
   ASSERT_TRUE(first.store && second.store);
-  std::map<std::uint8_t, lease::FencingToken> granted;
-  for (int client = 0; client < kClients; ++client) {
-    const Batch batch = first.grant(mac_of(client));
-    ASSERT_EQ(batch.records.size(), 1u);
-    const CommitResult result = first.store->commit(batch.records);
-    accepted(first, batch, result);
-    ASSERT_EQ(first.committed(batch, result).reply, MessageType::Ack);
-    granted[mac_of(client)] = batch.records[0].fencing_token;
-  }
+  const std::map<std::uint8_t, lease::FencingToken> granted = grant_each(first);
+  ASSERT_EQ(granted.size(), static_cast<std::size_t>(kClients));
   second.load();
   first.harness.now += 10min;
   second.harness.now += 10min;
