@@ -46,6 +46,9 @@ wait_for_events() {  # SECONDS DESCRIPTION ADDRESS EVENT...: events_in_order, or
     sleep 0.2
   done
 }
+event_stream_open() {  # the daemon counts one open /events stream
+  curl -sS --max-time 5 --unix-socket "$CONTROL_SOCKET" http://landlord/metrics | grep -q '^landlord_event_streams 1$'
+}
 dora_seconds() {  # NS: time for udhcpc to get a lease (and quit), in seconds with decimals
   local start end
   start=$(date +%s.%N)
@@ -63,6 +66,8 @@ inside() {
   [[ "$(stat -c %a "$CONTROL_SOCKET")" == 660 ]] || fail "control socket mode $(stat -c %a "$CONTROL_SOCKET"), want 660"
   ctl --json watch >"$LAB_DIR/watch.log" 2>"$LAB_DIR/watch.err" &
   echo $! >"$LAB_DIR/watch.clientpid"
+  # The API's add below must be seen by the watch: start it only once the stream is subscribed.
+  wait_until 10 "the watch stream to open" event_stream_open
 
   # 2. API -> DHCP: the lease added for dhclient's MAC is the one it gets.
   local mac
