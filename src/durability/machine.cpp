@@ -65,7 +65,18 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
   }
   const auto first = static_cast<std::uint32_t>(open_.records.size());
   const auto count = static_cast<std::uint32_t>(outcome.mutations.size());
-  std::move(outcome.mutations.begin(), outcome.mutations.end(), std::back_inserter(open_.records));
+  if (open_.records.empty()) {
+    // The first proposal of a batch (every one at a light load) hands its vector over whole;
+    // the outcome gets the spare, empty one. Later ones are moved in record by record, into
+    // room for as many as the largest batch yet held (one reallocation, not a doubling series).
+    std::swap(open_.records, outcome.mutations);
+  } else {
+    if (open_.records.capacity() < first + count) {
+      open_.records.reserve(std::max<std::size_t>(largest_batch_, first + count));
+    }
+    std::move(outcome.mutations.begin(), outcome.mutations.end(), std::back_inserter(open_.records));
+  }
+  largest_batch_ = std::max<std::size_t>(largest_batch_, open_.records.size());
   open_.parts.push_back(Part{slot, first, count, sequence});
 }
 
@@ -91,8 +102,8 @@ void Machine::ready(TimePoint now, Ready& out) {
   std::swap(out.notices, notices_);
   if (!open_.records.empty()) {
     open_.id = next_batch_++;
-    out.batches.push_back(Batch{open_.id, open_.records, false});
-    in_flight_.push_back(std::move(open_));
+    in_flight_.push_back(std::move(open_));  // a vector's move keeps its buffer: the span holds
+    out.batches.push_back(Batch{in_flight_.back().id, in_flight_.back().records, false});
     ++counters_.batches;
     if (spare_.empty()) {
       open_ = InFlight{};
@@ -116,8 +127,8 @@ void Machine::ready(TimePoint now, Ready& out) {
         retry.granted.push_back(waiting.granted);
       }
     }
-    out.batches.push_back(Batch{retry.id, retry.records, true});
     in_flight_.push_back(std::move(retry));
+    out.batches.push_back(Batch{in_flight_.back().id, in_flight_.back().records, true});
     retry_in_flight_ = true;
     retry_at_.reset();
     ++counters_.batches;

@@ -24,11 +24,11 @@ void CommitPipeline::drive() {
     machine_.ready(now, ready_);
     for (const durability::Notice& notice : ready_.notices) log_notice(notice);
     for (const durability::Release& release : ready_.released) released_(release);
-    for (durability::Batch& batch : ready_.batches) {
+    for (const durability::Batch& batch : ready_.batches) {
       const std::uint64_t id = batch.id;
       const std::size_t records = batch.records.size();
       const bool accepted = committer_.submit(
-          std::move(batch.records),
+          batch.records,
           [this, id](CommitResult result) { complete(id, std::move(result)); });
       if (!accepted) {
         machine_.not_taken(id, now);

@@ -5,7 +5,7 @@
 namespace landlord::store {
 namespace {
 // An empty submission still holds a slot, so the limit bounds submissions too.
-std::size_t queue_cost(const std::vector<lease::Lease>& records) {
+std::size_t queue_cost(std::span<const lease::Lease> records) {
   return std::max<std::size_t>(1, records.size());
 }
 }  // namespace
@@ -19,10 +19,20 @@ CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options, CommitOb
 CommitQueue::~CommitQueue() { shutdown(); }
 
 bool CommitQueue::submit(std::vector<lease::Lease> records, Completion done) {
-  for (const auto& record : records) {
+  Submission submission{std::move(records), {}, std::move(done)};
+  submission.records = submission.owned;
+  return enqueue(std::move(submission));
+}
+
+bool CommitQueue::submit_lent(std::span<const lease::Lease> records, Completion done) {
+  return enqueue(Submission{{}, records, std::move(done)});
+}
+
+bool CommitQueue::enqueue(Submission submission) {
+  for (const auto& record : submission.records) {
     LANDLORD_ASSERT(record.state != lease::LeaseState::Offered);  // offers are never persisted
   }
-  const std::size_t cost = queue_cost(records);
+  const std::size_t cost = queue_cost(submission.records);
   {
     std::lock_guard lock(mutex_);
     // A submission larger than the whole queue is taken when nothing else waits: refused
@@ -31,7 +41,10 @@ bool CommitQueue::submit(std::vector<lease::Lease> records, Completion done) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
-    pending_.push_back(Submission{std::move(records), std::move(done)});
+    pending_.push_back(std::move(submission));
+    // The move kept the buffer an owned submission's span points into.
+    LANDLORD_ASSERT(pending_.back().owned.empty() ||
+                    pending_.back().records.data() == pending_.back().owned.data());
     pending_records_ += cost;
   }
   submissions_.fetch_add(1, std::memory_order_relaxed);
@@ -63,6 +76,7 @@ CommitQueueCounters CommitQueue::counters() const {
 
 void CommitQueue::run() {
   bool previous_batch_full = false;
+  std::vector<Submission> batch;  // reused: its capacity stays
   std::unique_lock lock(mutex_);
   for (;;) {
     work_ready_.wait(lock, [this] { return !pending_.empty() || stopping_; });
@@ -72,7 +86,7 @@ void CommitQueue::run() {
       work_ready_.wait_for(lock, options_.batch_wait,
                            [this] { return pending_records_ >= options_.batch_max || stopping_; });
     }
-    std::vector<Submission> batch;
+    batch.clear();
     std::size_t record_count = 0;
     std::size_t cost = 0;
     while (!pending_.empty() && (batch.empty() || record_count + pending_.front().records.size() <=
@@ -85,6 +99,7 @@ void CommitQueue::run() {
     pending_records_ -= cost;
     lock.unlock();
     commit_batch(batch, record_count);
+    batch.clear();  // the completions go before the lock is taken again
     previous_batch_full = record_count >= options_.batch_max;
     lock.lock();
   }
@@ -95,10 +110,20 @@ void CommitQueue::commit_batch(std::vector<Submission>& batch, std::size_t recor
     for (auto& submission : batch) submission.done(std::vector<WriteResult>{});
     return;
   }
-  std::vector<lease::Lease> records;
-  records.reserve(record_count);
-  for (auto& submission : batch) {
-    std::move(submission.records.begin(), submission.records.end(), std::back_inserter(records));
+  // One submission (every commit at a light load) is written from where it is; several are
+  // joined in a buffer kept across transactions.
+  std::span<const lease::Lease> records = batch.front().records;
+  if (batch.size() > 1) {
+    joined_.clear();
+    joined_.reserve(record_count);
+    for (auto& submission : batch) {
+      if (submission.owned.empty()) {
+        joined_.insert(joined_.end(), submission.records.begin(), submission.records.end());
+      } else {
+        std::move(submission.owned.begin(), submission.owned.end(), std::back_inserter(joined_));
+      }
+    }
+    records = joined_;
   }
   const auto started = std::chrono::steady_clock::now();
   auto committed = store_.commit(records);
@@ -113,6 +138,10 @@ void CommitQueue::commit_batch(std::vector<Submission>& batch, std::size_t recor
   LANDLORD_ASSERT(committed->size() == record_count);
   commits_.fetch_add(1, std::memory_order_relaxed);
   records_.fetch_add(record_count, std::memory_order_relaxed);
+  if (batch.size() == 1) {
+    batch.front().done(std::move(*committed));
+    return;
+  }
   auto result = committed->begin();
   for (auto& submission : batch) {
     const auto count = static_cast<std::ptrdiff_t>(submission.records.size());

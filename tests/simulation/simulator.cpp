@@ -512,12 +512,14 @@ void Simulator::drive() {
       send_reply(*release.reply);
     }
   }
-  for (durability::Batch& batch : ready_.batches) {
+  for (const durability::Batch& batch : ready_.batches) {
     const Duration delay{
         random_.between(options_.commit_delay_min.count(), options_.commit_delay_max.count())};
     const TimePoint commit_at = std::max(last_commit_at_, now_ + delay);
     last_commit_at_ = commit_at;
-    store_queue_.push_back({batch.id, std::move(batch.records), commit_at});
+    // A copy: the lent records are the machine's, and a simulated crash drops the machine
+    // with batches still queued.
+    store_queue_.push_back({batch.id, {batch.records.begin(), batch.records.end()}, commit_at});
   }
 }
 

@@ -91,9 +91,12 @@ struct Release {
   bool not_taken = false;
 };
 
+// A batch to write. Its records are the machine's own, lent, not copied: the span stays valid
+// and unchanged until the batch is answered (committed() or not_taken()) and the next ready()
+// after that, so a committer may read it from another thread until it reports its answer.
 struct Batch {
   std::uint64_t id = 0;
-  std::vector<lease::Lease> records;
+  std::span<const lease::Lease> records;
   bool retry = false;  // the backlog of a failing store, not new outcomes
 };
 
@@ -269,6 +272,7 @@ class Machine {
   std::uint64_t next_sequence_ = 1;
   std::uint64_t next_batch_ = 1;
   InFlight open_;  // the batch being filled by proposals
+  std::size_t largest_batch_ = 0;  // records in the largest batch yet: room made when one grows
   std::deque<InFlight> in_flight_;
   // By address, in proposal order: the newest record of each holder in turn. A change of
   // holder keeps the previous holder's last record (its release or expiry) ahead of the new

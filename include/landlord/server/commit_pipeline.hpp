@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -23,11 +24,13 @@ namespace landlord::server {
 using durability::CommitResult;
 
 // The durable side as the server sees it. `done` may run on any thread; submit() returns
-// false, without calling `done`, when it cannot take the records now (queue full).
+// false, without calling `done`, when it cannot take the records now (queue full). The records
+// are lent (the machine's batch, durability::Batch): valid and unchanged until `done` is called,
+// not after; a committer that keeps them longer copies them.
 class Committer {
  public:
   virtual ~Committer() = default;
-  virtual bool submit(std::vector<lease::Lease> records,
+  virtual bool submit(std::span<const lease::Lease> records,
                       std::function<void(CommitResult)> done) = 0;
 };
 
@@ -35,8 +38,9 @@ class Committer {
 class CommitQueueCommitter final : public Committer {
  public:
   explicit CommitQueueCommitter(store::CommitQueue& queue) : queue_(queue) {}
-  bool submit(std::vector<lease::Lease> records, std::function<void(CommitResult)> done) override {
-    return queue_.submit(std::move(records), std::move(done));
+  bool submit(std::span<const lease::Lease> records,
+              std::function<void(CommitResult)> done) override {
+    return queue_.submit_lent(records, std::move(done));
   }
 
  private:

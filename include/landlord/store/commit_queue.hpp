@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -64,6 +65,10 @@ class CommitQueue {
   // queue is full (`capacity_records` would be exceeded and something is queued already) or shut
   // down: the caller drops the request (the client retries).
   bool submit(std::vector<lease::Lease> records, Completion done);
+  // The same for records the caller keeps: they must stay valid and unchanged until `done` is
+  // called (the daemon lends its durability machine's batch, which it keeps until answered,
+  // so nothing is copied on the way to the store).
+  bool submit_lent(std::span<const lease::Lease> records, Completion done);
 
   // Stops accepting, commits everything already queued, calls its completions, joins the worker.
   // Idempotent.
@@ -73,9 +78,11 @@ class CommitQueue {
 
  private:
   struct Submission {
-    std::vector<lease::Lease> records;
+    std::vector<lease::Lease> owned;        // submit()'s records; empty for submit_lent()
+    std::span<const lease::Lease> records;  // into `owned` (a vector's move keeps its buffer) or lent
     Completion done;
   };
+  bool enqueue(Submission submission);
   void run();
   void commit_batch(std::vector<Submission>& batch, std::size_t record_count);
 
@@ -91,6 +98,7 @@ class CommitQueue {
 
   std::atomic<std::uint64_t> submissions_{0}, rejected_{0}, commits_{0}, records_{0}, errors_{0},
       last_batch_records_{0};
+  std::vector<lease::Lease> joined_;  // the worker's: several submissions' records in one transaction
   std::thread worker_;  // last: starts after every member above exists
 };
 

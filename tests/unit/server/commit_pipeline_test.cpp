@@ -23,12 +23,14 @@ class ScriptedCommitter final : public Committer {
     std::vector<lease::Lease> records;
     std::function<void(CommitResult)> done;
   };
-  bool submit(std::vector<lease::Lease> records, std::function<void(CommitResult)> done) override {
+  bool submit(std::span<const lease::Lease> records,
+              std::function<void(CommitResult)> done) override {
     if (refuse_next) {
       refuse_next = false;
       return false;
     }
-    submissions.push_back({std::move(records), std::move(done)});
+    // Kept past `done`'s call by take(): a copy, the lent records are the machine's.
+    submissions.push_back({{records.begin(), records.end()}, std::move(done)});
     return true;
   }
   void succeed(WriteResult every = WriteResult::Written) {
