@@ -20,7 +20,8 @@ std::string_view to_string(Verdict verdict) {
   return "unknown";
 }
 
-Machine::Machine(Options options) : options_(options), retry_delay_(options.retry_first) {
+Machine::Machine(Options options)
+    : options_(options), retry_delay_(options.retry_first), open_(&batches_.emplace_back()) {
   LANDLORD_ASSERT(options_.retry_first > Duration{0} && options_.retry_first <= options_.retry_max);
   LANDLORD_ASSERT(options_.retry_batch_max > 0);
 }
@@ -51,7 +52,8 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
         reclaimed || outcome.mutations.size() != 1 ? std::nullopt
                                                    : durable_end(outcome.mutations.front(), held);
     keep_unacknowledged(sequence, outcome.mutations, held, durable);
-    InFlight& kept = answered_.emplace_back();
+    InFlight& kept = spare_batch();
+    answered_.push_back(&kept);
     kept.records = std::move(outcome.mutations);
     if (durable && cut_to_durable(held, kept.records.front(), *durable)) {
       ++(held.reboot_of_held ? counters_.reboots_answered_from_durable
@@ -63,21 +65,21 @@ void Machine::take(engine::Outcome& outcome, const Origin& origin, bool reclaime
     release(slot, Verdict::Unavailable, kept.records);
     return;
   }
-  const auto first = static_cast<std::uint32_t>(open_.records.size());
+  const auto first = static_cast<std::uint32_t>(open_->records.size());
   const auto count = static_cast<std::uint32_t>(outcome.mutations.size());
-  if (open_.records.empty()) {
+  if (open_->records.empty()) {
     // The first proposal of a batch (every one at a light load) hands its vector over whole;
     // the outcome gets the spare, empty one. Later ones are moved in record by record, into
     // room for as many as the largest batch yet held (one reallocation, not a doubling series).
-    std::swap(open_.records, outcome.mutations);
+    std::swap(open_->records, outcome.mutations);
   } else {
-    if (open_.records.capacity() < first + count) {
-      open_.records.reserve(std::max<std::size_t>(largest_batch_, first + count));
+    if (open_->records.capacity() < first + count) {
+      open_->records.reserve(std::max<std::size_t>(largest_batch_, first + count));
     }
-    std::move(outcome.mutations.begin(), outcome.mutations.end(), std::back_inserter(open_.records));
+    std::move(outcome.mutations.begin(), outcome.mutations.end(), std::back_inserter(open_->records));
   }
-  largest_batch_ = std::max<std::size_t>(largest_batch_, open_.records.size());
-  open_.parts.push_back(Part{slot, first, count, sequence});
+  largest_batch_ = std::max<std::size_t>(largest_batch_, open_->records.size());
+  open_->parts.push_back(Part{slot, first, count, sequence});
 }
 
 void Machine::ready(TimePoint now, Ready& out) {
@@ -87,33 +89,22 @@ void Machine::ready(TimePoint now, Ready& out) {
     free_slots_.push_back(slot);
   }
   releasing_.clear();
-  for (InFlight& batch : answered_) {
-    batch.records.clear();
-    batch.parts.clear();
-    batch.sequences.clear();
-    batch.granted.clear();
-    spare_.push_back(std::move(batch));
-  }
+  spare_.insert(spare_.end(), answered_.begin(), answered_.end());
   answered_.clear();
   out.released.clear();
   out.batches.clear();
   out.notices.clear();
   std::swap(out.released, released_);
   std::swap(out.notices, notices_);
-  if (!open_.records.empty()) {
-    open_.id = next_batch_++;
-    in_flight_.push_back(std::move(open_));  // a vector's move keeps its buffer: the span holds
-    out.batches.push_back(Batch{in_flight_.back().id, in_flight_.back().records, false});
+  if (!open_->records.empty()) {
+    open_->id = next_batch_++;
+    in_flight_.push_back(open_);
+    out.batches.push_back(Batch{open_->id, open_->records, false});
     ++counters_.batches;
-    if (spare_.empty()) {
-      open_ = InFlight{};
-    } else {
-      open_ = std::move(spare_.back());
-      spare_.pop_back();
-    }
+    open_ = &spare_batch();
   }
   if (retry_at_ && *retry_at_ <= now && !retry_in_flight_ && !backlog_.empty()) {
-    InFlight retry;
+    InFlight& retry = spare_batch();
     retry.id = next_batch_++;
     retry.retry = true;
     for (const auto& [address, chain] : backlog_) {
@@ -127,8 +118,8 @@ void Machine::ready(TimePoint now, Ready& out) {
         retry.granted.push_back(waiting.granted);
       }
     }
-    in_flight_.push_back(std::move(retry));
-    out.batches.push_back(Batch{in_flight_.back().id, in_flight_.back().records, true});
+    in_flight_.push_back(&retry);
+    out.batches.push_back(Batch{retry.id, retry.records, true});
     retry_in_flight_ = true;
     retry_at_.reset();
     ++counters_.batches;
@@ -137,9 +128,11 @@ void Machine::ready(TimePoint now, Ready& out) {
 
 void Machine::committed(std::uint64_t id, CommitResult result, engine::Engine& engine,
                         TimePoint now) {
-  LANDLORD_ASSERT(!in_flight_.empty() && in_flight_.front().id == id);  // answered in order
-  InFlight batch = std::move(in_flight_.front());
+  LANDLORD_ASSERT(!in_flight_.empty() && in_flight_.front()->id == id);  // answered in order
+  InFlight& batch = *in_flight_.front();
   in_flight_.pop_front();
+  // The released spans point into its records: recycled at the next ready(), not before.
+  answered_.push_back(&batch);
   // A store answers for exactly the records it was given, one result each, in order.
   LANDLORD_ASSERT(!result || result->size() == batch.records.size());
   if (batch.retry) {
@@ -171,20 +164,19 @@ void Machine::committed(std::uint64_t id, CommitResult result, engine::Engine& e
     schedule_retry(now);
     maybe_recovered(batch.records.size());
   }
-  answered_.push_back(std::move(batch));  // the released spans point into its records
 }
 
 void Machine::not_taken(std::uint64_t id, TimePoint now) {
   auto batch = std::find_if(in_flight_.begin(), in_flight_.end(),
-                            [id](const InFlight& entry) { return entry.id == id; });
+                            [id](const InFlight* entry) { return entry->id == id; });
   LANDLORD_ASSERT(batch != in_flight_.end());
   ++counters_.not_taken;
-  if (batch->retry) {
+  if ((*batch)->retry) {
     retry_in_flight_ = false;
   } else {
-    drop_parts(*batch, true);  // overload, not a failing store: the store stays healthy
+    drop_parts(**batch, true);  // overload, not a failing store: the store stays healthy
   }
-  answered_.push_back(std::move(*batch));
+  answered_.push_back(*batch);
   in_flight_.erase(batch);
   schedule_retry(now);
 }
@@ -239,6 +231,19 @@ std::size_t Machine::backlog_size() const {
   return records;
 }
 
+Machine::InFlight& Machine::spare_batch() {
+  if (spare_.empty()) return batches_.emplace_back();
+  InFlight& batch = *spare_.back();
+  spare_.pop_back();
+  batch.id = 0;
+  batch.records.clear();
+  batch.parts.clear();
+  batch.sequences.clear();
+  batch.granted.clear();
+  batch.retry = false;
+  return batch;
+}
+
 void Machine::keep_for_retry(std::uint64_t sequence, const lease::Lease& record) {
   wait(Waiting{sequence, record, {}, {}});
 }
@@ -252,7 +257,8 @@ std::optional<TimePoint> Machine::durable_end(const lease::Lease& record, const 
                                          return other.address == record.address;
                                        });
   };
-  if (on_its_way(open_) || std::any_of(in_flight_.begin(), in_flight_.end(), on_its_way)) {
+  if (on_its_way(*open_) || std::any_of(in_flight_.begin(), in_flight_.end(),
+                                        [&](const InFlight* batch) { return on_its_way(*batch); })) {
     return std::nullopt;
   }
   const auto chain = backlog_.find(record.address);

@@ -146,6 +146,12 @@ struct Counters {
 class Machine {
  public:
   explicit Machine(Options options = {});
+  // open_ and the queues point into batches_: a copy would point into the original. A move
+  // keeps them right (a deque's move hands its blocks over; its elements stay where they are).
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+  Machine(Machine&&) = default;
+  Machine& operator=(Machine&&) = default;
 
   // An outcome of engine.handle(). Without mutations nothing waits: returns false and leaves
   // the outcome alone (the caller sends its reply now). With mutations it takes the outcome
@@ -170,7 +176,7 @@ class Machine {
   // Whether ready(now) would hand out anything: lets a caller skip it after a turn that
   // changed nothing (what was released before is recycled at the next ready() anyway).
   bool has_ready(TimePoint now) const {
-    return !released_.empty() || !notices_.empty() || !open_.records.empty() ||
+    return !released_.empty() || !notices_.empty() || !open_->records.empty() ||
            (retry_at_ && *retry_at_ <= now && !retry_in_flight_ && !backlog_.empty());
   }
 
@@ -192,7 +198,7 @@ class Machine {
   }
   // Nothing proposed, in flight or waiting for a retry: the engine and the store agree.
   bool idle() const {
-    return in_flight_.empty() && backlog_.empty() && open_.records.empty() && released_.empty() &&
+    return in_flight_.empty() && backlog_.empty() && open_->records.empty() && released_.empty() &&
            waiting_replies() == 0;
   }
   const Counters& counters() const { return counters_; }
@@ -237,6 +243,7 @@ class Machine {
                bool not_taken = false);
   void take(engine::Outcome& outcome, const Origin& origin, bool reclaimed);
   void keep_for_retry(std::uint64_t sequence, const lease::Lease& record);
+  InFlight& spare_batch();  // an empty batch: a spare one, or a new one in batches_
   void wait(Waiting waiting);  // into its address's chain, in proposal order
   // Whether a refused record of `part` was refused only because older records for its
   // address still wait in the backlog (written out of order, not fenced).
@@ -271,9 +278,13 @@ class Machine {
   std::optional<TimePoint> retry_at_;
   std::uint64_t next_sequence_ = 1;
   std::uint64_t next_batch_ = 1;
-  InFlight open_;  // the batch being filled by proposals
+  // Every batch lives in batches_ (a deque: they never move) and is reused: open, in flight,
+  // answered, spare, open again. The queues hold pointers, so a batch's vectors keep their
+  // capacity and nothing is moved from queue to queue.
+  std::deque<InFlight> batches_;
+  InFlight* open_ = nullptr;  // the batch being filled by proposals
   std::size_t largest_batch_ = 0;  // records in the largest batch yet: room made when one grows
-  std::deque<InFlight> in_flight_;
+  std::deque<InFlight*> in_flight_;
   // By address, in proposal order: the newest record of each holder in turn. A change of
   // holder keeps the previous holder's last record (its release or expiry) ahead of the new
   // grant, because a store refuses a grant over another client's running lease.
@@ -282,8 +293,8 @@ class Machine {
   std::vector<std::uint32_t> free_slots_;
   std::vector<Release> released_;
   std::vector<std::uint32_t> releasing_;  // slots of released_, freed at the next ready()
-  std::vector<InFlight> answered_;        // batches released_ points into, until then
-  std::vector<InFlight> spare_;           // emptied batches, their vectors' capacity kept
+  std::vector<InFlight*> answered_;        // batches released_ points into, until then
+  std::vector<InFlight*> spare_;           // emptied batches, their vectors' capacity kept
   std::vector<Notice> notices_;
   Counters counters_;
 };
