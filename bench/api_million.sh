@@ -11,6 +11,10 @@
 # Uses build/release/tools/landlord/landlord (LANDLORD= overrides), curl, jq and sqlite3.
 # WIPE_ONLY=1 goes from the loaded table straight to lease4-wipe. landlord's log is kept in
 # /tmp/api_million.PID.landlord.log (API_MILLION_LOG= overrides); the work directory is removed.
+# LOOP_TURNS_SCHED=1 splits each loop turn into time on and off a CPU (bench/loop_turns.sh).
+# LOOP_NICE=N runs the loop thread alone at nice N (renice of its tid, as bench/api_abuse.sh).
+# WIPE_PROFILE=FILE records the loop thread's stacks during lease4-wipe into FILE (perf record
+# -g --call-graph dwarf -F 199; read it with perf report -i FILE).
 set -euo pipefail
 repo_dir=$(cd "$(dirname "$0")/.." && pwd)
 leases=${1:-1000000}
@@ -33,7 +37,11 @@ cleanup() {
 trap cleanup EXIT INT TERM
 control_lab_up "llapi$$" "$WORK"
 ask() { control_ask "$1" 600; }
-start() { control_start "$landlord" || exit 1; SERVER_PID=$control_pid; }
+start() {
+  control_start "$landlord" || exit 1
+  SERVER_PID=$control_pid
+  if [[ -n ${LOOP_NICE:-} ]]; then renice -n "$LOOP_NICE" -p "$SERVER_PID" >/dev/null; fi
+}
 stop() { control_stop; SERVER_PID=""; }
 SERVER_PID=""
 rss() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$SERVER_PID/status"; }
@@ -53,6 +61,7 @@ stop
 million_fill "$WORK/leases.db" "$leases"
 start
 records=$(ask '{"command":"status-get"}' | jq '.arguments["lease-records"]')
+echo "api_million: loop thread at nice ${LOOP_NICE:-inherited}"
 echo "api_million: $records lease records loaded; VmRSS $(rss VmRSS) KiB, VmHWM $(rss VmHWM) KiB; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 timed status-get '{"command":"status-get"}'
 timed statistic-get-all '{"command":"statistic-get-all"}'
@@ -106,11 +115,18 @@ fi  # WIPE_ONLY
 ask '{"command":"lease4-wipe","arguments":{"subnet-id":1,"confirm":true}}' >"$WORK/wipe.json" &
 wipe_pid=$!
 turns_meanwhile "api_million: event loop during lease4-wipe" "$wipe_pid"
+profile_pid=""
+if [[ -n ${WIPE_PROFILE:-} ]]; then
+  perf record -q -F 199 -g --call-graph dwarf,16384 -t "$SERVER_PID" -o "$WIPE_PROFILE" \
+    -- timeout 600 bash -c "while kill -0 $wipe_pid 2>/dev/null; do sleep 0.1; done" >/dev/null 2>&1 &
+  profile_pid=$!
+fi
 start_ns=$(date +%s%N)
 status_meanwhile "$wipe_pid"
 wait "$wipe_pid"
 wipe_s=$(awk -v a="$start_ns" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 if [[ -n $turns_pid ]]; then wait "$turns_pid" || true; fi
+if [[ -n $profile_pid ]]; then wait "$profile_pid" || true; fi
 echo "api_million: lease4-wipe subnet 1                $wipe_s s: $(jq -c '{result, text}' "$WORK/wipe.json"); meanwhile $calls status-get answered, slowest $max_ms ms"
 cat "$WORK/turns"
 # What the store holds of subnet 1 once the commits in flight have landed (read beside the

@@ -8,21 +8,13 @@
 
 #include "arguments.hpp"
 #include "handlers.hpp"
+#include "landlord/control/change_in_pieces.hpp"
 #include "lease_json.hpp"
 
 namespace landlord::control::handlers {
 namespace {
 
 constexpr std::uint64_t kMaxSubnetId = 0xffffffffu;
-constexpr std::size_t kReclaimAtOnce = 65536;
-// lease4-wipe's revocations per turn of the event loop: each is a change to the table's indexes
-// and a record for the store, dearer than reading a record, so fewer than a scan's piece.
-constexpr std::size_t kRevokePiece = 1024;
-// lease4-wipe's pieces at the store at once (submitted, not answered yet). The store's commit
-// queue takes 16,384 records (store::CommitQueueOptions::capacity_records) and refuses beyond,
-// for DHCP's records too; a piece is made in far less time than it takes to commit, so without
-// this bound a large wipe filled the queue (18 pieces in, the 19th refused) and stopped.
-constexpr std::size_t kPiecesAtTheStore = 4;
 
 int result_of(engine::AdminRefusal::Kind kind) {
   return kind == engine::AdminRefusal::Kind::NotFound ? kEmpty : kError;
@@ -120,78 +112,26 @@ void grant(Daemon& daemon, const Json& arguments, bool update, Reply reply) {
   commit_then_answer(daemon, std::move(*change), text, std::move(shown), std::move(reply));
 }
 
-// lease4-wipe in progress.
+// lease4-wipe in progress: the addresses its scan found, revoked in pieces (change_in_pieces.hpp).
 struct Wipe {
   std::uint32_t subnet_id = 0;
-  Reply reply;
   std::vector<Ipv4> addresses;  // found by the scan
   std::size_t next = 0;         // addresses[next...] not revoked yet
-  std::size_t revoked = 0;      // records handed to the store
-  std::size_t durable = 0;      // ... and written
-  std::size_t committing = 0;   // pieces whose commit has not answered yet
-  bool paused = false;          // kPiecesAtTheStore are committing: the next answer resumes
-  bool stopped = false;         // no piece is revoked any more (all done, or the store failed)
-  std::string error;            // the first failure
 };
 
-void answer_wipe(Wipe& wipe) {
-  if (!wipe.stopped || wipe.committing > 0 || !wipe.reply) return;
-  const Reply reply = std::exchange(wipe.reply, nullptr);
+void answer_wipe(const Wipe& wipe, const PiecesDone& done, const Reply& reply) {
   const std::string subnet = std::to_string(wipe.subnet_id);
-  if (!wipe.error.empty()) {
-    return reply(answer(kError, wipe.error + "; of " + std::to_string(wipe.addresses.size()) + " lease(s) in subnet " +
-                                    subnet + ", " + std::to_string(wipe.durable) + " revoked and durable, " +
-                                    std::to_string(wipe.revoked - wipe.durable) +
+  if (!done.error.empty()) {
+    return reply(answer(kError, done.error + "; of " + std::to_string(wipe.addresses.size()) + " lease(s) in subnet " +
+                                    subnet + ", " + std::to_string(done.durable) + " revoked and durable, " +
+                                    std::to_string(done.changed - done.durable) +
                                     " revoked and waiting for the store, " +
                                     std::to_string(wipe.addresses.size() - wipe.next) + " left as they were",
-                        {{"deleted", wipe.durable}}));
+                        {{"deleted", done.durable}}));
   }
-  if (wipe.revoked == 0) return reply(answer(kEmpty, "no leases in subnet " + subnet));
-  reply(answer(kSuccess, "Deleted " + std::to_string(wipe.revoked) + " IPv4 lease(s) from subnet(s) " + subnet,
-               {{"deleted", wipe.revoked}}));
-}
-
-// One piece of lease4-wipe: up to kRevokePiece addresses revoked as they are now, committed; the
-// next piece in a later turn of the event loop, or, while kPiecesAtTheStore pieces are
-// committing, once one of them is answered.
-void revoke_piece(Daemon& daemon, const std::shared_ptr<Wipe>& wipe) {
-  if (wipe->error.empty() && !daemon.counters().store_healthy) {
-    wipe->error = "the lease store is not accepting writes";
-  }
-  if (!wipe->error.empty()) {
-    wipe->stopped = true;
-    return answer_wipe(*wipe);
-  }
-  if (wipe->committing >= kPiecesAtTheStore) {
-    wipe->paused = true;
-    return;
-  }
-  const TimePoint now = daemon.now();
-  engine::Outcome change{std::nullopt, {}, {engine::EventKind::Admin, {}, "revoked by operator"}};
-  const std::size_t until = std::min(wipe->addresses.size(), wipe->next + kRevokePiece);
-  for (; wipe->next < until; ++wipe->next) {
-    auto revoked = daemon.engine().admin_revoke(wipe->addresses[wipe->next], now);
-    if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
-  }
-  wipe->stopped = wipe->next == wipe->addresses.size();
-  if (const std::size_t count = change.mutations.size(); count > 0) {
-    wipe->revoked += count;
-    ++wipe->committing;
-    daemon.commit(std::move(change), [&daemon, wipe, count](Expected<void, std::string> done) {
-      --wipe->committing;
-      if (done) {
-        wipe->durable += count;
-      } else if (wipe->error.empty()) {
-        wipe->error = done.error();
-      }
-      if (std::exchange(wipe->paused, false)) {
-        return daemon.defer([&daemon, wipe] { revoke_piece(daemon, wipe); });
-      }
-      answer_wipe(*wipe);
-    });
-  }
-  if (!wipe->stopped) return daemon.defer([&daemon, wipe] { revoke_piece(daemon, wipe); });
-  answer_wipe(*wipe);
+  if (done.changed == 0) return reply(answer(kEmpty, "no leases in subnet " + subnet));
+  reply(answer(kSuccess, "Deleted " + std::to_string(done.changed) + " IPv4 lease(s) from subnet(s) " + subnet,
+               {{"deleted", done.changed}}));
 }
 
 }  // namespace
@@ -227,10 +167,11 @@ void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Re
 }
 
 // Every bound or declined lease of one subnet revoked; needs "confirm": true. The candidates are
-// found by a scan (in pieces between packets), then revoked kRevokePiece at a time, a piece per
-// turn of the event loop, each piece committed as soon as it is made; the answer comes once every
-// piece is durable. A failing store stops it: what was revoked stays revoked (and is written when
-// the store recovers), the rest is left as it was, and the answer says how many of each.
+// found by a scan (in pieces between packets), then revoked in pieces (change_in_pieces.hpp: a
+// piece per turn of the event loop, each committed as soon as it is made, at most
+// kPiecesAtTheStore at the store); the answer comes once every piece is durable. A failing store
+// stops it: what was revoked stays revoked (and is written when the store recovers), the rest is
+// left as it was, and the answer says how many of each.
 void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto subnet = args.number("subnet-id", 1, kMaxSubnetId, true);
@@ -246,7 +187,6 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
   if (refuse_if_store_down(daemon, reply)) return;
   auto wipe = std::make_shared<Wipe>();
   wipe->subnet_id = static_cast<std::uint32_t>(*subnet);
-  wipe->reply = std::move(reply);
   scanner.scan(
       [wipe](const lease::Lease& lease) {
         if (lease.subnet_id == wipe->subnet_id &&
@@ -254,22 +194,54 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
           wipe->addresses.push_back(lease.address);
         }
       },
-      [&daemon, wipe] { revoke_piece(daemon, wipe); });
+      [&daemon, wipe, reply = std::move(reply)] {
+        change_in_pieces(
+            daemon, {engine::EventKind::Admin, {}, "revoked by operator"},
+            [&daemon, wipe](engine::Outcome& change, std::size_t most) {
+              const TimePoint now = daemon.now();
+              const std::size_t until = std::min(wipe->addresses.size(), wipe->next + most);
+              for (; wipe->next < until; ++wipe->next) {
+                // The engine decides on the address as it is now, whatever the scan read.
+                auto revoked = daemon.engine().admin_revoke(wipe->addresses[wipe->next], now);
+                if (revoked) change.mutations.push_back(std::move(revoked->mutations.front()));
+              }
+              return wipe->next == wipe->addresses.size();
+            },
+            [wipe, reply](const PiecesDone& done) { answer_wipe(*wipe, done, reply); });
+      });
 }
 
-// Expires every lease past its end now rather than at the expiry timer. Records are never
+// Expires every lease past its end now rather than at the expiry timer, in pieces like
+// lease4-wipe (change_in_pieces.hpp): what is due when a piece is made, until nothing is due;
+// the answer once every piece is durable. The expiry timer reclaims from the same engine
+// meanwhile (no record is reclaimed twice); the answer counts this command's. Records are never
 // removed (an address's fencing token lives on in its record), whatever "remove" says.
 void leases_reclaim(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto remove = args.flag("remove");
   if (args.failed()) return reply(answer(kError, args.error()));
   if (refuse_if_store_down(daemon, reply)) return;
-  engine::Outcome change{std::nullopt, daemon.engine().reclaim(daemon.now(), kReclaimAtOnce),
-                         {engine::EventKind::Expire, {}, "reclaimed by operator"}};
-  const auto count = change.mutations.size();
-  std::string text = "Reclamation of expired leases is complete: " + std::to_string(count) + " reclaimed.";
-  if (remove.value_or(false)) text += " Records are kept: landlord never removes one (its fencing token lives on).";
-  commit_then_answer(daemon, std::move(change), std::move(text), {{"reclaimed", count}}, std::move(reply));
+  std::string kept;
+  if (remove.value_or(false)) kept = " Records are kept: landlord never removes one (its fencing token lives on).";
+  change_in_pieces(
+      daemon, {engine::EventKind::Expire, {}, "reclaimed by operator"},
+      [&daemon](engine::Outcome& change, std::size_t most) {
+        const TimePoint now = daemon.now();
+        change.mutations = daemon.engine().reclaim(now, most);
+        const auto due = daemon.engine().next_deadline();
+        return !due || *due > now;
+      },
+      [kept = std::move(kept), reply = std::move(reply)](const PiecesDone& done) {
+        if (!done.error.empty()) {
+          return reply(answer(kError, done.error + "; " + std::to_string(done.durable) + " reclaimed and durable, " +
+                                          std::to_string(done.changed - done.durable) +
+                                          " reclaimed and waiting for the store",
+                              {{"reclaimed", done.durable}}));
+        }
+        reply(answer(kSuccess,
+                     "Reclamation of expired leases is complete: " + std::to_string(done.changed) + " reclaimed." + kept,
+                     {{"reclaimed", done.changed}}));
+      });
 }
 
 }  // namespace landlord::control::handlers

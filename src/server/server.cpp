@@ -18,6 +18,7 @@
 #include "event_log.hpp"
 #include "landlord/base/assert.hpp"
 #include "landlord/config/loader.hpp"
+#include "landlord/control/change_in_pieces.hpp"
 #include "landlord/control/daemon.hpp"
 #include "landlord/control/event_exec.hpp"
 #include "landlord/control/metrics.hpp"
@@ -401,6 +402,9 @@ class Server final : public control::Daemon {
 
   void on_released(const durability::Release& release) {
     if (release.reclaimed) {
+      LANDLORD_ASSERT(reclaims_at_store_ > 0);
+      --reclaims_at_store_;
+      if (std::exchange(reclaim_paused_, false)) boost::asio::post(io_, [this] { reclaim(); });
       if (release.verdict != durability::Verdict::Send) return;  // logged by the pipeline
       for (const lease::Lease& record : release.records) {
         log_reclaimed(record);
@@ -557,9 +561,20 @@ class Server final : public control::Daemon {
     // A clock off the shared store's would end leases the other servers still count as bound;
     // clock_read() reclaims once the clocks agree again.
     if (draining_ || !clock_agrees_) return;
+    // A backlog of ended leases (a start after downtime, a clock step) is reclaimed a batch per
+    // turn, with at most control::kPiecesAtTheStore batches at the store at once, as the control
+    // API's large changes are (control/change_in_pieces.hpp): a batch is made far faster than it
+    // is committed, and 100,000 ended leases at start filled the store's commit queue (16,384
+    // records) in a fraction of a second, refusing DHCP's records and the operator's with them.
+    // The next batch comes when one at the store is answered (on_released).
+    if (reclaims_at_store_ >= control::kPiecesAtTheStore) {
+      reclaim_paused_ = true;
+      return;
+    }
     std::vector<lease::Lease> records = engine_.reclaim(clock_.now(), kReclaimBatchMax);
     const bool more = records.size() >= kReclaimBatchMax;
     if (!records.empty()) {
+      ++reclaims_at_store_;
       pipeline_.propose_reclaimed(std::move(records));
       pipeline_.drive();
     }
@@ -922,6 +937,8 @@ class Server final : public control::Daemon {
   boost::asio::steady_timer drain_timer_;
   boost::asio::signal_set signals_;
   std::optional<TimePoint> armed_deadline_;
+  std::size_t reclaims_at_store_ = 0;  // reclaim() batches proposed and not released yet
+  bool reclaim_paused_ = false;        // reclaim() waits for one of them (on_released)
   LinkTable links_;
   RouteTable routes_;
   std::unordered_set<std::uint32_t> served_interfaces_;

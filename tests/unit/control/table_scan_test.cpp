@@ -302,5 +302,104 @@ TEST(TableScan, WipeStopsWhenTheStoreFails) {
   EXPECT_EQ(still_bound, bound - 3072);
 }
 
+// leases-reclaim of 100,000 expired leases goes the wipe's way (change_in_pieces.hpp): pieces of
+// at most 1,024 records, at most four at the store at once, clients served between pieces, the
+// answer once every piece is durable. Before, it reclaimed at most 65,536 in one turn and one
+// commit (larger than the store's whole commit queue) and called that complete.
+TEST(TableScan, ReclaimOfManyExpiredLeasesGoesInPiecesWhileClientsAreServed) {
+  constexpr std::size_t kExpired = 100000;
+  FakeDaemon daemon(R"(store: {type: memory}
+subnets:
+  - subnet: 198.18.0.0/15
+    pools: [198.18.0.10-198.19.255.250]
+)");
+  for (std::uint32_t i = 0; i < kExpired; ++i) {
+    lease::Lease lease;
+    lease.address = Ipv4{Ipv4(198, 18, 0, 10).to_uint() + i};
+    const std::array<std::uint8_t, 6> mac{0x02, 0x01, 0, static_cast<std::uint8_t>(i >> 16),
+                                          static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
+    lease.hardware = HardwareAddress{1, mac};
+    lease.client = ClientKey::from({}, lease.hardware);
+    lease.state = lease::LeaseState::Bound;
+    lease.subnet_id = 1;
+    lease.granted_at = daemon.now_ - std::chrono::hours{2} + std::chrono::milliseconds{i};  // ended an hour ago
+    lease.lease_time = std::chrono::hours{1};
+    lease.renew_time = std::chrono::minutes{30};
+    lease.rebind_time = std::chrono::minutes{52};
+    lease.fencing_token = 1;
+    daemon.engine().restore(lease);
+  }
+  const std::size_t pieces = (kExpired + 1023) / 1024;
+  daemon.hold_commits = true;
+  std::optional<Answer> answer;
+  daemon.commands().handle_body(R"({"command": "leases-reclaim", "arguments": {"remove": false}})",
+                                [&](Answer response) { answer = std::move(response); });
+  daemon.run_deferred([&] { return daemon.commit_sizes.size() == 2; });
+  ASSERT_EQ(daemon.commit_sizes.size(), 2u);
+  EXPECT_TRUE(dora(daemon, 3)) << "a client is served between two pieces";
+  EXPECT_EQ(daemon.ask(R"({"command": "status-get"})")["result"], kSuccess);
+  daemon.run_deferred();
+  ASSERT_TRUE(daemon.deferred.empty());
+  ASSERT_EQ(daemon.held.size(), 4u) << "pieces at the store while none is answered";
+  bool served_halfway = false;
+  for (std::size_t round = 0; round < 2 * pieces && !answer; ++round) {
+    ASSERT_LE(daemon.held.size(), 4u);
+    daemon.release_commits();
+    if (!served_halfway && daemon.commit_sizes.size() >= pieces / 2) {
+      EXPECT_TRUE(dora(daemon, 4)) << "halfway";
+      served_halfway = true;
+    }
+    daemon.run_deferred();
+  }
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->json["result"], kSuccess);
+  EXPECT_EQ(answer->json["arguments"]["reclaimed"], kExpired);
+  EXPECT_EQ(answer->json["text"], "Reclamation of expired leases is complete: 100000 reclaimed.");
+  ASSERT_EQ(daemon.commit_sizes.size(), pieces);
+  for (const std::size_t size : daemon.commit_sizes) EXPECT_LE(size, 1024u);
+  // Every one durable as expired, once; none bound in memory but the two clients served.
+  ASSERT_EQ(daemon.durable.size(), kExpired);
+  std::set<Ipv4> written;
+  for (const lease::Lease& record : daemon.durable) {
+    EXPECT_EQ(record.state, lease::LeaseState::Expired);
+    written.insert(record.address);
+  }
+  EXPECT_EQ(written.size(), kExpired);
+  std::size_t still_bound = 0;
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    if (lease.state == lease::LeaseState::Bound) ++still_bound;
+  });
+  EXPECT_TRUE(served_halfway);
+  EXPECT_EQ(still_bound, 2u) << "the clients served meanwhile";
+  for (const engine::Event& event : daemon.events) EXPECT_EQ(event.kind, engine::EventKind::Expire);
+  // Nothing is due any more: a second reclaim has nothing to do.
+  daemon.hold_commits = false;
+  EXPECT_EQ(daemon.ask(R"({"command": "leases-reclaim"})")["arguments"]["reclaimed"], 0);
+}
+
+// A store that stops accepting writes part of the way through stops the reclaim: the answer is an
+// error that counts what is durable; what is not reclaimed yet is left for the expiry timer.
+TEST(TableScan, ReclaimStopsWhenTheStoreFails) {
+  FakeDaemon daemon(kLargePool);
+  fill(daemon);
+  daemon.now_ += std::chrono::hours{2};  // every bound lease has ended
+  const std::size_t bound = kRecords - (kRecords + 6) / 7 + 1;  // subnet 2's one too
+  std::optional<Answer> answer;
+  daemon.commands().handle_body(R"({"command": "leases-reclaim"})", [&](Answer response) { answer = std::move(response); });
+  daemon.run_deferred([&] { return daemon.commit_sizes.size() == 2; });
+  daemon.store_up = false;
+  daemon.run_deferred();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->json["result"], kError);
+  EXPECT_EQ(answer->json["arguments"]["reclaimed"], 2 * 1024);
+  EXPECT_EQ(answer->json["text"], "the lease store is not accepting writes; 2048 reclaimed and durable, 0 reclaimed "
+                                  "and waiting for the store");
+  std::size_t still_bound = 0;
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    if (lease.state == lease::LeaseState::Bound) ++still_bound;
+  });
+  EXPECT_EQ(still_bound, bound - 2048);
+}
+
 }  // namespace
 }  // namespace landlord::control
