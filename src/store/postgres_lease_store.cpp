@@ -21,6 +21,33 @@ using detail::PgResult;
 struct PostgresLeaseStore::Connection {
   PgConnection handle;  // null after a failure: the next call reconnects
   std::uint64_t connects = 0;
+  // While a commit waits for its COMMIT's answer: the first WARNING the server sent meanwhile.
+  // PostgreSQL answers "COMMIT" to a transaction whose wait for its synchronous standbys was
+  // cancelled (pg_cancel_backend, an operator's or a tool's), with only a WARNING that it is
+  // "committed locally, but might not have been replicated to the standby": on the primary but
+  // maybe on no standby, so a failover may lose it. Such a commit is not acknowledged.
+  bool collecting = false;
+  std::optional<std::string> warning;
+  // libpq's default receiver (prints to stderr; it takes no argument), still called.
+  PQnoticeReceiver chained = nullptr;
+
+  void adopt(PgConnection connected) {
+    handle = std::move(connected);
+    chained = PQsetNoticeReceiver(handle.get(), &Connection::receive, this);
+    ++connects;
+  }
+
+  static void receive(void* argument, const PGresult* notice) {
+    auto* self = static_cast<Connection*>(argument);
+    const char* severity = PQresultErrorField(notice, PG_DIAG_SEVERITY_NONLOCALIZED);
+    if (self->collecting && !self->warning && severity != nullptr &&
+        std::strcmp(severity, "WARNING") == 0) {
+      std::string words = PQresultErrorMessage(notice);
+      while (!words.empty() && (words.back() == '\n' || words.back() == ' ')) words.pop_back();
+      self->warning = std::move(words);
+    }
+    if (self->chained != nullptr) self->chained(nullptr, notice);
+  }
 };
 
 namespace {
@@ -122,8 +149,7 @@ Expected<std::unique_ptr<PostgresLeaseStore>, StoreError> PostgresLeaseStore::op
     return unexpected(prepared.error());
   }
   auto connection = std::make_unique<Connection>();
-  connection->handle = std::move(*connected);
-  connection->connects = 1;
+  connection->adopt(std::move(*connected));
   return std::unique_ptr<PostgresLeaseStore>(
       new PostgresLeaseStore(options, std::move(name), std::move(connection)));
 }
@@ -147,8 +173,7 @@ Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
                                     "listening for changes", deadline);
     if (!listened) return unexpected(listened.error());
   }
-  connection_->handle = std::move(*connected);
-  ++connection_->connects;
+  connection_->adopt(std::move(*connected));
   return {};
 }
 
@@ -232,7 +257,15 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
   std::size_t query = 0;
   std::optional<StoreError> error;
   bool committed = false;
+  Connection& state = *connection_;
+  state.warning.reset();
+  struct StopCollecting {
+    Connection& state;
+    ~StopCollecting() { state.collecting = false; }
+  } stop_collecting{state};
   for (;;) {
+    // A WARNING at the COMMIT (or the sync after it) leaves its outcome unknown (Connection).
+    state.collecting = query >= commit_query;
     auto result = detail::next_result(connection, name_, deadline);
     if (!result) return fail(result.error());
     PGresult* const raw = result->get();
@@ -272,6 +305,14 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
   if (!committed || results.size() != batch.size()) {
     return fail(StoreError{StoreError::Kind::Io,
                            "lease store " + name_ + ": committing: the transaction was rolled back"});
+  }
+  if (state.warning) {
+    // Committed on this server, maybe on no standby: not acknowledged. The records are retried
+    // (the same writes again: accepted as they stand), and the retry is acknowledged once a
+    // commit is confirmed without a warning.
+    return fail(StoreError{StoreError::Kind::Io,
+                           "lease store " + name_ + ": committing: the database answered COMMIT with a warning, so " +
+                               "the commit may be on this server only (not acknowledged): " + *state.warning});
   }
   return results;
 }

@@ -92,6 +92,20 @@ Expected<PgConnection, StoreError> connect(const std::string& url, std::string_v
     }
     status = PQconnectPoll(connection.get());
   }
+  // A standby in recovery accepts no write: a store on one would answer and never acknowledge.
+  // With several hosts in the URL, target_session_attrs=read-write makes libpq skip standbys;
+  // a URL that names only a standby, or leaves that out, ends here (PostgreSQL 14 and later
+  // report in_hot_standby; an older server is not checked).
+  if (const char* standby = PQparameterStatus(connection.get(), "in_hot_standby");
+      standby != nullptr && std::string_view{standby} == "on") {
+    const char* host = PQhost(connection.get());
+    return unexpected(StoreError{
+        StoreError::Kind::ReadOnly,
+        "lease store " + std::string(name) + ": connecting: " +
+            (host != nullptr && host[0] != '\0' ? std::string(host) : std::string("the server")) +
+            " is a standby (in recovery) and accepts no writes; name the primary, and with "
+            "several hosts add target_session_attrs=read-write"});
+  }
   if (PQsetnonblocking(connection.get(), 1) != 0) {
     return unexpected(io_error(name, "connecting", trimmed(PQerrorMessage(connection.get()))));
   }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <optional>
 #include <barrier>
 #include <thread>
 
@@ -461,6 +463,108 @@ TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOut) {
   PQfinish(locker);
   EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
   EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+// A primary whose synchronous standby is gone: synchronous_standby_names names a standby that
+// is not there, so every COMMIT waits for it (in a cluster of this test's own: the setting is the
+// whole server's). A commit times out and is not acknowledged. One whose wait is cancelled
+// (pg_cancel_backend: an operator, a tool ending long queries) is answered "COMMIT" by PostgreSQL
+// with only a WARNING: committed on the primary, maybe on no standby. It is not acknowledged
+// either; once the standby setting is met again, its retry is written.
+class PostgresSynchronousStandbyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* script = std::getenv("LANDLORD_TEST_POSTGRES_CLUSTER");
+    if (script == nullptr || *script == '\0') {
+      GTEST_FAIL() << "LANDLORD_TEST_POSTGRES_CLUSTER is not set: run through ctest";
+    }
+    script_ = script;
+    dir_ = "/tmp/llsw-" + std::to_string(::getpid());
+    ASSERT_EQ(std::system((script_ + " start " + dir_ + " >/dev/null").c_str()), 0);
+    started_ = true;
+  }
+  void TearDown() override {
+    if (!started_) return;
+    const int stopped = std::system((script_ + " stop " + dir_ + " >/dev/null 2>&1").c_str());
+    EXPECT_EQ(stopped, 0);
+  }
+  std::string url() const { return "host=" + dir_ + " user=landlord dbname=landlord"; }
+  // One statement on a connection of its own; the first value of the first row, "" if none.
+  std::string sql(const std::string& statement) const {
+    PGconn* connection = PQconnectdb(url().c_str());
+    std::string value;
+    if (PQstatus(connection) != CONNECTION_OK) {
+      ADD_FAILURE() << PQerrorMessage(connection);
+    } else {
+      PGresult* result = PQexec(connection, statement.c_str());
+      if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0) {
+        value = PQgetvalue(result, 0, 0);
+      } else if (PQresultStatus(result) != PGRES_COMMAND_OK && PQresultStatus(result) != PGRES_TUPLES_OK) {
+        ADD_FAILURE() << statement << ": " << PQresultErrorMessage(result);
+      }
+      PQclear(result);
+    }
+    PQfinish(connection);
+    return value;
+  }
+  void require_standby(const std::string& names) {
+    sql("ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
+    sql("SELECT pg_reload_conf()");
+    for (int i = 0; i < 100 && sql("SHOW synchronous_standby_names") != names; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+    ASSERT_EQ(sql("SHOW synchronous_standby_names"), names);
+  }
+
+  std::string script_, dir_;
+  bool started_ = false;
+};
+
+TEST_F(PostgresSynchronousStandbyTest, ACommitNotConfirmedByTheStandbyIsNotAcknowledged) {
+  std::unique_ptr<PostgresLeaseStore> store;
+  for (int attempt = 0; attempt < 10 && store == nullptr; ++attempt) {
+    auto opened = PostgresLeaseStore::open({.url = url(), .timeout = std::chrono::milliseconds{1500}});
+    if (opened) store = std::move(*opened);
+  }
+  ASSERT_NE(store, nullptr);
+  auto written = store->commit(std::vector{bound_lease(1, 1)});
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  require_standby("absent_standby");
+
+  // The standby never confirms: the commit times out.
+  const auto started = std::chrono::steady_clock::now();
+  const auto timed_out = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_FALSE(timed_out.has_value());
+  EXPECT_NE(timed_out.error().message.find("timed out"), std::string::npos) << timed_out.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds{4});
+
+  // The wait is cancelled: PostgreSQL answers COMMIT, with a warning; landlord does not take it.
+  const std::string waiting_before =
+      sql("SELECT string_agg(pid::text, ',') FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
+  std::optional<Expected<std::vector<WriteResult>, StoreError>> cancelled;
+  std::thread committer([&] { cancelled = store->commit(std::vector{bound_lease(3, 1)}); });
+  std::string pid;
+  for (int i = 0; i < 100 && pid.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    pid = sql("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND pid::text <> ALL "
+              "(string_to_array('" + waiting_before + "', ','))");
+  }
+  if (!pid.empty()) sql("SELECT pg_cancel_backend(" + pid + ")");
+  committer.join();
+  ASSERT_FALSE(pid.empty()) << "the commit never waited for the standby";
+  ASSERT_TRUE(cancelled.has_value());
+  ASSERT_FALSE(cancelled->has_value()) << "a commit cancelled in its wait for the standby was acknowledged";
+  EXPECT_EQ(cancelled->error().kind, StoreError::Kind::Io);
+  EXPECT_NE(cancelled->error().message.find("answered COMMIT with a warning"), std::string::npos)
+      << cancelled->error().message;
+  // It is committed on this server all the same: exactly what must not be acknowledged.
+  EXPECT_EQ(sql("SELECT count(*) FROM leases WHERE address = '198.18.0.3'"), "1");
+
+  // The standby requirement is met again (here: dropped): the retry is written.
+  require_standby("");
+  written = store->commit(std::vector{bound_lease(3, 1)});
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(*written, std::vector{WriteResult::Written});
 }
 
 }  // namespace
