@@ -14,49 +14,14 @@
 # After each phase: the auditor found no violation and no client lost its lease; a SQL check
 # finds no address or client with two running leases and every client still holding a lease at
 # the end bound to it in the store.
-# Topology (its own namespaces, names with this script's PID; 198.18.0.0/24 only):
-#   <p>a: ll-srv0 198.18.0.1/24 (landlord A)   <p>b: ll-srv0 198.18.0.2/24 (landlord B)
-#   <p>c: ll-cli0 unnumbered (landlord-sim)     all three ports of bridge br0 in <p>w
-# PostgreSQL: tests/support/postgres_cluster.sh, a UNIX socket in a scratch directory.
+# Topology: tests/integration/peers_lab.sh (namespaces named with this script's PID,
+# 198.18.0.0/24 only); PostgreSQL on a UNIX socket in a scratch directory.
 # Usage: lab_postgres_failover.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-source "$here/daemon_checks.sh"
+source "$(dirname "$0")/peers_lab.sh"
 LANDLORD=${1:?usage: lab_postgres_failover.sh landlord landlord-sim}
 SIM=${2:?usage: lab_postgres_failover.sh landlord landlord-sim}
-CLUSTER="$here/../support/postgres_cluster.sh"
-[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
-command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
-command -v psql >/dev/null || { echo "SKIP: no psql (tools/install-deps)"; exit 77; }
-[[ -x /usr/lib/postgresql/15/bin/initdb ]] || { echo "SKIP: no PostgreSQL 15"; exit 77; }
-
-WORK=$(mktemp -d /tmp/lab_postgres.XXXXXX)
-chmod 755 "$WORK"
-PGDIR="/tmp/llpg-lab-$$"
-prefix="llpg$$"
-source "$here/peers_lab.sh"
-PID_A="" PID_B="" SIM_PID=""
-status_file="$WORK/status"
-
-cleanup() {
-  local pid
-  for pid in $SIM_PID $PID_A $PID_B; do
-    kill -CONT "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  peers_lab_down
-  if [[ ${KEEP_WORK:-0} == 1 ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT INT TERM
-fail() {
-  echo "FAIL: $*"
-  for log in "$WORK"/landlord-*.log; do echo "---- $log"; tail -n 25 "$log"; done
-  KEEP_WORK=1
-  exit 1
-}
-note() { echo "[$(date +%T)] $*"; }
-sql() { psql -X -At "host=$PGDIR user=landlord dbname=landlord" -c "$1"; }
+peers_lab_prepare lab_postgres llpg
 
 # ---- the lab ----
 peers_lab_up
@@ -66,45 +31,12 @@ peers_lab_up
 # every DISCOVER) to compare the NAKs and retries it saves.
 # LAB_SYNC_NOTIFY=1: the servers learn each other's commits by LISTEN/NOTIFY (store.sync-notify),
 # polling only every 1 s (its default then) for a notification that was lost.
-config() {  # SERVER_ID
-  local peers="" sync="sync-interval: 100ms"
-  [[ ${LAB_PEERS:-1} == 1 ]] && peers="peers: {servers: [198.18.0.1, 198.18.0.2]}"
-  [[ ${LAB_SYNC_NOTIFY:-0} == 1 ]] && sync="sync-notify: true"
-  cat <<YAML
-$peers
-server:
-  interfaces: [ll-srv0]
-  listen: 0.0.0.0:67
-  server-id: $1
-store:
-  type: postgresql
-  url: "$URL"
-  $sync
-lease:
-  time: 10s
-  renew: 50%
-  rebind: 87.5%
-  offer-hold: 3s
-subnets:
-  - subnet: 198.18.0.0/24
-    interfaces: [ll-srv0]
-    pools: [198.18.0.10-198.18.0.250]
-log:
-  level: info
-YAML
-}
-config 198.18.0.1 >"$WORK/a.yaml"
-config 198.18.0.2 >"$WORK/b.yaml"
-
-start_server() {  # a|b: starts it, waits until it listens, sets PID_A / PID_B
-  local side=$1 ns="${prefix}$1" pid
-  ip netns exec "$ns" "$LANDLORD" --allow-root -c "$WORK/$side.yaml" >>"$WORK/landlord-$side.log" 2>&1 &
-  pid=$!
-  daemon_wait_listening "$pid" 20 "$ns" 67 || fail "landlord $side did not start"
-  if [[ $side == a ]]; then PID_A=$pid; else PID_B=$pid; fi
-}
-start_server a
-start_server b
+PEERS_KEY="" SYNC_KEY=""
+[[ ${LAB_PEERS:-1} == 1 ]] && PEERS_KEY="peers: {servers: [198.18.0.1, 198.18.0.2]}"
+[[ ${LAB_SYNC_NOTIFY:-0} == 1 ]] && SYNC_KEY="sync-notify: true"
+peers_lab_configs
+peers_lab_start a
+peers_lab_start b
 if [[ ${LAB_SYNC_NOTIFY:-0} == 1 ]]; then
   for side in a b; do  # logged just after the server listens: up to 5 s for it
     for ((try = 0; try < 50; try++)); do
@@ -120,25 +52,13 @@ note "landlord A (pid $PID_A) and B (pid $PID_B) serve one link from one databas
 # run_sim PHASE SEED DURATION_S: landlord-sim in the background, 100 clients arriving over 5 s.
 run_sim() {
   phase_start_ms=$(date +%s%3N)
-  ip netns exec "$NS_C" timeout $(($3 + 30)) "$SIM" --interface ll-cli0 --clients 100 --rate 20 \
-    --duration "$3s" --seed "$2" --retransmit-base 1s --renew-min 1s \
-    --report "$WORK/$1.json" >"$WORK/$1.sim.log" 2>&1 &
-  SIM_PID=$!
+  peers_lab_sim "$1" $(($3 + 30)) --clients 100 --rate 20 --duration "$3s" --seed "$2"
 }
-wait_sim() {  # PHASE
-  local status=0
-  wait "$SIM_PID" || status=$?
-  SIM_PID=""
+wait_phase() {  # PHASE
+  wait_sim "$WORK/$1.json" "$WORK/$1.log" "$1"
   phase_end_ms=$(date +%s%3N)
-  [[ -s $WORK/$1.json ]] || fail "$1: no report (landlord-sim exit $status): $(tail -5 "$WORK/$1.sim.log")"
-  jq -c '{clients, leases_acquired, renewals: .renewals.count, rebinds: .rebinds.count,
-          expirations, naks, timeouts, states_at_end, violation_count}' "$WORK/$1.json"
   note "$1: $(jq .clients "$WORK/$1.json") clients received $(jq .offers "$WORK/$1.json") OFFERs and $(jq .naks "$WORK/$1.json") NAKs, retransmitted $(jq .timeouts "$WORK/$1.json") times (peers split: ${LAB_PEERS:-1})"
-  jq -e '.violation_count == 0' "$WORK/$1.json" >/dev/null ||
-    fail "$1: auditor violations: $(jq -c .violations "$WORK/$1.json")"
-  [[ $status -eq 0 ]] || fail "$1: landlord-sim exited $status"
-  jq -e '.expirations == 0' "$WORK/$1.json" >/dev/null || fail "$1: a client lost its lease"
-  jq -e '.leases_acquired >= 100' "$WORK/$1.json" >/dev/null || fail "$1: not every client got a lease"
+  check_sim "$WORK/$1.json" 100 "$1"
   # Peers answer disjoint clients from disjoint halves of the pool: no two OFFERs of one
   # address, so no grant refused by the store and NAKed (21-37 NAKs per phase without the split).
   if [[ ${LAB_PEERS:-1} == 1 ]]; then
@@ -157,31 +77,20 @@ wait_sim() {  # PHASE
 check_store() {  # PHASE
   local holding bound doubled
   holding=$(jq '.states_at_end.bound' "$WORK/$1.json")
-  bound=$(sql "select count(distinct hwaddr) from leases where state in ('bound', 'expired')
+  bound=$(on "$PGDIR" "select count(distinct hwaddr) from leases where state in ('bound', 'expired')
                and granted_at_ms >= $phase_start_ms
                and granted_at_ms + lease_time_ms >= $phase_end_ms")
-  doubled=$(sql "select count(*) from (select client_key from leases where state = 'bound'
-                 and expires_at > now() group by client_key having count(*) > 1) twice")
+  doubled=$(count_doubled "$PGDIR")
   note "$1 store: $bound of this phase's clients bound in the store, $holding in BOUND at the end; clients with two running leases: $doubled"
   ((holding > 0)) || fail "$1: no client ended bound"
   ((bound >= holding)) || fail "$1: $holding clients hold a lease but only $bound are bound in the store"
-}
-
-metric_line() {  # SIDE: the counters line the daemon logs on SIGUSR1
-  local pid=$PID_A
-  [[ $1 == b ]] && pid=$PID_B
-  kill -USR1 "$pid"
-  sleep 0.5
-  grep -a "stale_refusals=" "$WORK/landlord-$1.log" | tail -n 1
 }
 
 # ---- phase 1: kill -9 A under load ----
 note "kill: 100 clients over 40 s; A is killed at 12 s"
 run_sim kill 11 40
 sleep 12
-kill -KILL "$PID_A"
-wait "$PID_A" 2>/dev/null || true
-PID_A=""
+peers_lab_kill a
 note "killed A"
 # Which clients A held when it died: the addresses it ACKed (grant, renew) in this phase, its
 # first. Its clients talk only to A until T2, so each of them must rebind to B. How many that is
@@ -193,7 +102,7 @@ leased_addresses() {  # LOG KIND...: the distinct addresses of the log's ACK lin
   grep -aoE " info ($(IFS='|'; echo "$*")) 198\.18\.0\.[0-9]+" "$log" | awk '{print $3}' | sort -u
 }
 leased_addresses "$WORK/landlord-a.log" grant renew rebind >"$WORK/held-by-a.txt"
-wait_sim kill
+wait_phase kill
 held_by_a=$(wc -l <"$WORK/held-by-a.txt")
 leased_addresses "$WORK/landlord-b.log" rebind >"$WORK/rebound-by-b.txt"
 leased_addresses "$WORK/landlord-b.log" grant renew rebind >"$WORK/held-by-b.txt"
@@ -211,7 +120,7 @@ jq -e --argjson held "$held_by_a" '.rebinds.count >= $held' "$WORK/kill.json" >/
 check_store kill
 
 # ---- phase 2: SIGSTOP B past a lease ----
-start_server a
+peers_lab_start a
 note "stop: 100 new clients over 45 s; B is stopped at 10 s for 15 s"
 run_sim stop 12 45
 sleep 10
@@ -221,7 +130,7 @@ sleep 15
 woke_at_line=$(wc -l <"$WORK/landlord-b.log")
 kill -CONT "$PID_B"
 note "continued B"
-wait_sim stop
+wait_phase stop
 # What B writes from the view it had when it stopped is refused unless it is still right: an
 # expiry of a lease A has since extended, a grant of an address A has since granted, are refused
 # and not sent; a queued RENEW of a client that still holds its address is written and ACKed.
@@ -232,18 +141,18 @@ wait_sim stop
 tail -n +"$((woke_at_line + 1))" "$WORK/landlord-b.log" | grep -a 'not sent: .*stale fencing token' \
   >"$WORK/refused-after-wake.txt" || true
 note "stop: after waking, B's writes the store refused (not sent), by kind: $(awk '{print $3}' "$WORK/refused-after-wake.txt" | sort | uniq -c | tr -s ' \n' ' '); ACKs B sent after waking: $(tail -n +"$((woke_at_line + 1))" "$WORK/landlord-b.log" | grep -acE ' info (grant|renew|rebind) ' || true)"
-note "stop: B's counters: $(metric_line b | grep -o 'stale_refusals=[0-9]*' || true)"
+note "stop: B's counters: $(peers_lab_counters b | grep -o 'stale_refusals=[0-9]*' || true)"
 check_store stop
 
 # ---- phase 3: PostgreSQL restarts under load ----
 note "restart: 100 new clients over 40 s; PostgreSQL restarts at 10 s"
 run_sim restart 13 40
 sleep 10
-runuser -u nobody -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDIR/data" -m fast -w restart \
+runuser -u nobody -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast -w restart \
   -o "-c listen_addresses='' -c unix_socket_directories='$PGDIR'" >/dev/null ||
   fail "PostgreSQL did not restart"
 note "restarted PostgreSQL"
-wait_sim restart
+wait_phase restart
 for side in a b; do
   grep -aq "lost the shared store's changes\|store commit failed" "$WORK/landlord-$side.log" ||
     fail "restart: landlord $side did not notice the database going"
@@ -252,8 +161,6 @@ for side in a b; do
 done
 check_store restart
 
-daemon_stop_and_check "$PID_A" "$WORK/landlord-a.log" "landlord A" || fail "landlord A"
-PID_A=""
-daemon_stop_and_check "$PID_B" "$WORK/landlord-b.log" "landlord B" || fail "landlord B"
-PID_B=""
+peers_lab_stop a
+peers_lab_stop b
 echo "PASS: two servers on one PostgreSQL store: takeover at T2 after kill -9, a paused server fenced, a database restart survived; no violations"

@@ -20,13 +20,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/veth_pair.sh"
+source "$here/postgres_lab.sh"
 LANDLORD=${1:?usage: lab_postgres_replica.sh landlord landlord-sim}
 SIM=${2:?usage: lab_postgres_replica.sh landlord landlord-sim}
 CLUSTER="$here/../support/postgres_cluster.sh"
-PGBIN=/usr/lib/postgresql/15/bin
-command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
-command -v psql >/dev/null || { echo "SKIP: no psql (tools/install-deps)"; exit 77; }
-[[ -x $PGBIN/initdb ]] || { echo "SKIP: no PostgreSQL 15"; exit 77; }
+postgres_lab_require
 
 veth_pair_prepare lab_postgres_replica llrp  # WORK, the cleanup trap; no namespace is made
 chmod 755 "$WORK"
@@ -41,7 +39,6 @@ cleanup() {
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; tail -n 30 "$WORK/landlord.log"; KEEP_WORK=1; exit 1; }
 note() { echo "[$(date +%T)] $*"; }
-on() { psql -X -At "host=$1 user=landlord dbname=landlord" -c "$2"; }
 
 "$CLUSTER" start "$PRIMARY" || fail "cannot start the primary"
 "$CLUSTER" replica "$PRIMARY" "$REPLICA" || fail "cannot start the replica"
@@ -49,11 +46,7 @@ on() { psql -X -At "host=$1 user=landlord dbname=landlord" -c "$2"; }
   fail "the replica is not synchronous"
 note "primary in $PRIMARY, synchronous replica in $REPLICA"
 
-SERVER_PORT=$((20000 + $$ % 20000))
-while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
-  SERVER_PORT=$((SERVER_PORT + 2))
-done
-RELAY_PORT=$((SERVER_PORT + 1))
+loopback_ports
 cat >"$WORK/landlord.yaml" <<YAML
 server:
   listen: 127.0.0.1:$SERVER_PORT
@@ -101,52 +94,27 @@ ipcrm -m "$(sed -n 7p "$PRIMARY/data/postmaster.pid" | awk '{print $2}')" 2>/dev
 rm -f "$PRIMARY/data/postmaster.pid"
 note "the primary is down"
 # What the promoted replica will start from: everything it received, once replayed.
-for _ in $(seq 50); do
-  [[ $(on "$REPLICA" "select pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()") == t ]] && break
-  sleep 0.1
-done
-on "$REPLICA" "copy (select host(address), hwaddr, granted_at_ms + lease_time_ms from leases) to stdout" \
-  >"$WORK/at-failover.tsv"
+wait_replayed "$REPLICA"
+dump_leases "$REPLICA" >"$WORK/at-failover.tsv"
 sleep 3
 "$CLUSTER" promote "$REPLICA" || fail "cannot promote the replica"
 promote_ms=$(date +%s%3N)
 note "the replica is promoted ($(wc -l <"$WORK/at-failover.tsv") leases in it)"
-status=0
-wait "$SIM_PID" || status=$?
-SIM_PID=""
-[[ -s $WORK/report.json ]] || fail "no report (landlord-sim exit $status): $(tail -5 "$WORK/sim.log")"
-jq -c '{clients, leases_acquired, renewals: .renewals.count, rebinds: .rebinds.count, expirations,
-        naks, timeouts, violation_count}' "$WORK/report.json"
-on "$REPLICA" "copy (select host(address), hwaddr, granted_at_ms + lease_time_ms from leases) to stdout" \
-  >"$WORK/at-end.tsv"
+wait_sim "$WORK/report.json" "$WORK/sim.log"
+dump_leases "$REPLICA" >"$WORK/at-end.tsv"
 landlord_stop_and_check
 
-# Every ACK landlord logged: ms address mac lease_s (its log's timestamps, the same clock as ours).
-grep -aE ' info (grant|renew|rebind) ' "$WORK/landlord.log" >"$WORK/ack-lines.txt" || true
-cut -d' ' -f1 "$WORK/ack-lines.txt" | date -f - +%s%3N >"$WORK/ack-ms.txt"
-awk '{for (i = 1; i <= NF; ++i) if ($i == "lease") lease = $(i + 1); sub(/s$/, "", lease); print $4, $6, lease}' \
-  "$WORK/ack-lines.txt" | paste -d' ' "$WORK/ack-ms.txt" - >"$WORK/acks.txt"
-
-# missing STORE_TSV BEFORE_MS: the addresses whose last ACK before BEFORE_MS the store lacks.
-missing() {
-  awk -v before="$2" 'NR == FNR { holder[$1] = $2; end[$1] = $3; next }
-    $1 < before { last_ms[$2] = $1; last_mac[$2] = $3; last_lease[$2] = $4 }
-    END { for (a in last_ms) {
-            if (!(a in holder) || holder[a] != last_mac[a] ||
-                end[a] < last_ms[a] + last_lease[a] * 1000 - 2000) print a } }' "$1" "$WORK/acks.txt"
-}
-acked_before=$(awk -v before="$stop_ms" '$1 < before { print $2 }' "$WORK/acks.txt" | sort -u | wc -l)
+# Every ACK landlord logged: ms kind address mac lease_s landlord.
+acks_of_log "$WORK/landlord.log" landlord >"$WORK/acks.txt"
+acked_before=$(awk -v before="$stop_ms" '$1 < before { print $3 }' "$WORK/acks.txt" | sort -u | wc -l)
 acked_after=$(awk -v after="$promote_ms" '$1 > after' "$WORK/acks.txt" | wc -l)
-lost_at_failover=$(missing "$WORK/at-failover.tsv" "$stop_ms" | tr '\n' ' ')
-lost_at_end=$(missing "$WORK/at-end.tsv" 99999999999999 | tr '\n' ' ')
-moved=$(awk '{ print $3, $2 }' "$WORK/acks.txt" | sort -u | awk '{ print $1 }' | uniq -d | tr '\n' ' ')
+lost_at_failover=$(acks_missing "$WORK/at-failover.tsv" "$stop_ms" "$WORK/acks.txt" | tr '\n' ' ')
+lost_at_end=$(acks_missing "$WORK/at-end.tsv" 99999999999999 "$WORK/acks.txt" | tr '\n' ' ')
+moved=$(clients_moved "$WORK/acks.txt")
 first_after_ms=$(awk -v after="$promote_ms" '$1 > after { print $1 - after; exit }' "$WORK/acks.txt")
 note "$acked_before addresses ACKed before the primary died, $acked_after ACKs after the promotion (the first ${first_after_ms:-?} ms after it)"
 
-[[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/report.json")"
-jq -e '.violation_count == 0' "$WORK/report.json" >/dev/null || fail "violations: $(jq -c .violations "$WORK/report.json")"
-jq -e '.expirations == 0' "$WORK/report.json" >/dev/null || fail "a client lost its lease"
-jq -e '.leases_acquired >= 150' "$WORK/report.json" >/dev/null || fail "not every client got a lease"
+check_sim "$WORK/report.json" 150
 ((acked_before >= 100)) || fail "only $acked_before addresses ACKed before the failover: too little load"
 ((acked_after >= 100)) || fail "only $acked_after ACKs after the promotion: landlord did not find the new primary"
 [[ -z $lost_at_failover ]] || fail "ACKed but not in the replica when the primary died: $lost_at_failover"

@@ -30,48 +30,12 @@
 # (tests/support/postgres_cluster.sh start / replica / promote).
 # Usage: lab_postgres_replica_peers.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-source "$here/daemon_checks.sh"
+source "$(dirname "$0")/peers_lab.sh"
 LANDLORD=${1:?usage: lab_postgres_replica_peers.sh landlord landlord-sim}
 SIM=${2:?usage: lab_postgres_replica_peers.sh landlord landlord-sim}
-CLUSTER="$here/../support/postgres_cluster.sh"
-PGBIN=/usr/lib/postgresql/15/bin
-[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root for network namespaces"; exit 77; }
-command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
-command -v psql >/dev/null || { echo "SKIP: no psql (tools/install-deps)"; exit 77; }
-[[ -x $PGBIN/initdb ]] || { echo "SKIP: no PostgreSQL 15"; exit 77; }
-
-WORK=$(mktemp -d /tmp/lab_replica_peers.XXXXXX)
-chmod 755 "$WORK"
-PGDIR="/tmp/llrq-p$$"     # the primary (peers_lab.sh starts it)
-STANDBY="/tmp/llrq-s$$"   # its synchronous standby
-prefix="llrq$$"
-source "$here/peers_lab.sh"
-PID_A="" PID_B="" SIM_PID=""
-
-cleanup() {
-  local pid
-  for pid in $SIM_PID $PID_A $PID_B; do
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  peers_lab_down
-  "$CLUSTER" stop "$STANDBY" >/dev/null 2>&1 || true
-  if [[ ${KEEP_WORK:-0} == 1 ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT INT TERM
-fail() {
-  echo "FAIL: $*"
-  for log in "$WORK"/landlord-*.log; do echo "---- $log"; grep -av ' debug ' "$log" | tail -n 20; done
-  KEEP_WORK=1
-  exit 1
-}
-note() { echo "[$(date +%T)] $*"; }
-on() { psql -X -At "host=$1 user=landlord dbname=landlord" -c "$2"; }
+peers_lab_prepare lab_replica_peers llrq
+STANDBY="/tmp/$prefix-s"  # the primary's (PGDIR's) synchronous standby
 pg_ctl_as_owner() { runuser -u nobody -- "$PGBIN/pg_ctl" "$@"; }
-dump_leases() {  # DIR: address, holder, end (ms) of every row
-  on "$1" "copy (select host(address), hwaddr, granted_at_ms + lease_time_ms from leases) to stdout"
-}
 
 # ---- the lab: the primary (peers_lab_up), its synchronous standby, two servers ----
 peers_lab_up
@@ -85,42 +49,10 @@ done
 URL="postgresql:///landlord?host=$PGDIR,$STANDBY&user=landlord&target_session_attrs=read-write&connect_timeout=2"
 note "primary in $PGDIR, its synchronous standby in $STANDBY"
 
-config() {  # SERVER_ID
-  cat <<YAML
-peers: {servers: [198.18.0.1, 198.18.0.2]}
-server:
-  interfaces: [ll-srv0]
-  listen: 0.0.0.0:67
-  server-id: $1
-store:
-  type: postgresql
-  url: "$URL"
-  sync-interval: 100ms
-lease:
-  time: 30s
-  renew: 50%
-  rebind: 87.5%
-  offer-hold: 3s
-subnets:
-  - subnet: 198.18.0.0/24
-    interfaces: [ll-srv0]
-    pools: [198.18.0.10-198.18.0.250]
-log:
-  level: info
-YAML
-}
-config 198.18.0.1 >"$WORK/a.yaml"
-config 198.18.0.2 >"$WORK/b.yaml"
+LEASE_TIME=30s peers_lab_configs
 
-start_server() {  # a|b
-  local side=$1 ns="${prefix}$1" pid
-  ip netns exec "$ns" "$LANDLORD" --allow-root -c "$WORK/$side.yaml" >>"$WORK/landlord-$side.log" 2>&1 &
-  pid=$!
-  daemon_wait_listening "$pid" 20 "$ns" 67 || fail "landlord $side did not start"
-  if [[ $side == a ]]; then PID_A=$pid; else PID_B=$pid; fi
-}
 # A server whose URL names only the standby refuses to start: it could answer but never ACK.
-URL="postgresql:///landlord?host=$STANDBY&user=landlord" config 198.18.0.1 >"$WORK/standby-only.yaml"
+URL="postgresql:///landlord?host=$STANDBY&user=landlord" LEASE_TIME=30s peers_lab_config 198.18.0.1 >"$WORK/standby-only.yaml"
 refused=0
 ip netns exec "$NS_A" timeout 30 "$LANDLORD" --allow-root -c "$WORK/standby-only.yaml" \
   >"$WORK/standby-only.log" 2>&1 || refused=$?
@@ -129,29 +61,14 @@ grep -aq "is a standby (in recovery) and accepts no writes" "$WORK/standby-only.
   fail "a server on the standby alone did not say why: $(tail -n 3 "$WORK/standby-only.log")"
 note "a server whose URL names only the standby refuses to start: $(grep -ao 'is a standby.*' "$WORK/standby-only.log" | head -n 1)"
 
-start_server a
-start_server b
+peers_lab_start a
+peers_lab_start b
 note "landlord A (pid $PID_A) and B (pid $PID_B) serve one link from the primary"
 
-# Every write the store accepts, in commit order (the test's own table; landlord ignores it).
-# Written by a trigger in the writing transaction, so it is replicated with the write.
-on "$PGDIR" "create table lease_writes (id bigserial primary key, address text, state text,
-       client_key text, writer text, fencing_token bigint, granted_at_ms bigint, lease_time_ms bigint);
-     create function log_lease_write() returns trigger language plpgsql as \$\$
-     begin
-       insert into lease_writes (address, state, client_key, writer, fencing_token, granted_at_ms, lease_time_ms)
-       values (new.address, new.state, new.client_key, new.writer::text, new.fencing_token,
-               new.granted_at_ms, new.lease_time_ms);
-       return new;
-     end \$\$;
-     create trigger lease_writes after insert or update on leases
-       for each row execute function log_lease_write();" >/dev/null || fail "cannot install the write log"
+install_write_log "$PGDIR"
 
 # 100 clients arriving over 25 s (some of them while the standby is away), 75 s in all.
-ip netns exec "$NS_C" timeout 120 "$SIM" --interface ll-cli0 --clients 100 --rate 4 \
-  --duration 75s --seed 31 --retransmit-base 1s --renew-min 1s \
-  --report "$WORK/sim.json" >"$WORK/sim.log" 2>&1 &
-SIM_PID=$!
+peers_lab_sim sim 120 --clients 100 --rate 4 --duration 75s --seed 31
 sim_start_ms=$(date +%s%3N)
 
 # ---- 1: the synchronous standby goes for 8 s ----
@@ -187,61 +104,32 @@ pg_ctl_as_owner -D "$PGDIR/data" -m immediate -w stop >/dev/null || fail "cannot
 primary_gone_ms=$(date +%s%3N)
 note "the primary is stopped"
 # What the standby will start from: everything it received, once replayed.
-for _ in $(seq 50); do
-  [[ $(on "$STANDBY" "select pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()") == t ]] && break
-  sleep 0.1
-done
+wait_replayed "$STANDBY"
 dump_leases "$STANDBY" >"$WORK/at-failover.tsv"
 sleep 3
 promote_ms=$(date +%s%3N)
 pg_ctl_as_owner -D "$STANDBY/data" -w -t 30 promote >/dev/null || fail "cannot promote the standby"
 note "the standby is promoted ($(wc -l <"$WORK/at-failover.tsv") leases in it)"
 
-status=0
-wait "$SIM_PID" || status=$?
-SIM_PID=""
-[[ -s $WORK/sim.json ]] || fail "no report (landlord-sim exit $status): $(tail -5 "$WORK/sim.log")"
-jq -c '{clients, leases_acquired, renewals: .renewals.count, rebinds: .rebinds.count, expirations,
-        naks, timeouts, violation_count}' "$WORK/sim.json"
+wait_sim "$WORK/sim.json" "$WORK/sim.log"
 dump_leases "$STANDBY" >"$WORK/at-end.tsv"
 
-counters() {  # a|b: the counters line the daemon logs on SIGUSR1
-  local pid=$PID_A
-  [[ $1 == b ]] && pid=$PID_B
-  kill -USR1 "$pid"
-  sleep 0.5
-  grep -a "stale_refusals=" "$WORK/landlord-$1.log" | tail -n 1 | grep -oE 'store_failures=[0-9]+ dropped_store_down=[0-9]+'
+counters() {  # a|b
+  peers_lab_counters "$1" | grep -oE 'store_failures=[0-9]+ dropped_store_down=[0-9]+'
 }
 counters_a=$(counters a)
 counters_b=$(counters b)
-daemon_stop_and_check "$PID_A" "$WORK/landlord-a.log" "landlord A" || fail "landlord A"
-PID_A=""
-daemon_stop_and_check "$PID_B" "$WORK/landlord-b.log" "landlord B" || fail "landlord B"
-PID_B=""
+peers_lab_stop a
+peers_lab_stop b
 
-# Every ACK either server logged: ms address mac lease_s server.
-for side in a b; do
-  grep -aE '^[0-9T:.+-]+ info (grant|renew|rebind) ' "$WORK/landlord-$side.log" >"$WORK/ack-lines-$side.txt" || true
-  cut -d' ' -f1 "$WORK/ack-lines-$side.txt" | date -f - +%s%3N >"$WORK/ack-ms-$side.txt"
-  awk -v side="$side" '{for (i = 1; i <= NF; ++i) if ($i == "lease") lease = $(i + 1); sub(/s$/, "", lease);
-                        print $3, $4, $6, lease, side}' "$WORK/ack-lines-$side.txt" |
-    paste -d' ' "$WORK/ack-ms-$side.txt" - >"$WORK/acks-$side.txt"
-done
-sort -n -k1,1 "$WORK/acks-a.txt" "$WORK/acks-b.txt" >"$WORK/acks.txt"  # ms kind address mac lease_s side
+# Every ACK either server logged, in time order: ms kind address mac lease_s side.
+acks_of_log "$WORK/landlord-a.log" a >"$WORK/acks-a.txt"
+acks_of_log "$WORK/landlord-b.log" b >"$WORK/acks-b.txt"
+sort -n -k1,1 "$WORK/acks-a.txt" "$WORK/acks-b.txt" >"$WORK/acks.txt"
 # log_ms SIDE PATTERN AFTER_MS: the time of the first line of SIDE's log matching PATTERN after AFTER_MS.
 log_ms() {
   grep -aE "$2" "$WORK/landlord-$1.log" | cut -d' ' -f1 | date -f - +%s%3N |
     awk -v after="$3" '$1 > after { print; exit }'
-}
-
-# missing STORE_TSV BEFORE_MS: the addresses whose last ACK before BEFORE_MS the store lacks
-# (another holder, or an end more than 2 s before the one the ACK gave).
-missing() {
-  awk -v before="$2" 'NR == FNR { holder[$1] = $2; end[$1] = $3; next }
-    $1 < before { last_ms[$3] = $1; last_mac[$3] = $4; last_lease[$3] = $5 }
-    END { for (a in last_ms) {
-            if (!(a in holder) || holder[a] != last_mac[a] ||
-                end[a] < last_ms[a] + last_lease[a] * 1000 - 2000) print a } }' "$1" "$WORK/acks.txt"
 }
 
 # ---- 1: while the standby was away ----
@@ -270,8 +158,8 @@ acks_without_primary=$(awk -v from="$((primary_gone_ms + grace))" -v to="$promot
 first_after_stop=$(awk -v after="$primary_gone_ms" -v promoted="$promote_ms" '$1 > promoted { print $1 - after; exit }' "$WORK/acks.txt")
 acked_after=$(awk -v after="$promote_ms" '$1 > after' "$WORK/acks.txt" | wc -l)
 # Every ACK before the promotion, read from the standby before it was promoted.
-lost_at_failover=$(missing "$WORK/at-failover.tsv" "$promote_ms" | tr '\n' ' ')
-lost_at_end=$(missing "$WORK/at-end.tsv" 99999999999999 | tr '\n' ' ')
+lost_at_failover=$(acks_missing "$WORK/at-failover.tsv" "$promote_ms" "$WORK/acks.txt" | tr '\n' ' ')
+lost_at_end=$(acks_missing "$WORK/at-end.tsv" 99999999999999 "$WORK/acks.txt" | tr '\n' ' ')
 answering=""
 for side in a b; do
   lost=$(log_ms "$side" "lost the shared store's changes" "$((primary_gone_ms - 5000))")
@@ -290,24 +178,15 @@ note "primary stopped (pg_ctl stop returned), standby promoted from $((promote_m
 
 # ---- the whole run ----
 note "A: $counters_a; B: $counters_b"
-[[ $status -eq 0 ]] || fail "landlord-sim exited $status: $(jq -c .violations "$WORK/sim.json")"
-jq -e '.violation_count == 0' "$WORK/sim.json" >/dev/null || fail "auditor violations: $(jq -c .violations "$WORK/sim.json")"
-jq -e '.expirations == 0' "$WORK/sim.json" >/dev/null || fail "a client lost its lease"
-jq -e '.leases_acquired >= 100' "$WORK/sim.json" >/dev/null || fail "not every client got a lease"
+check_sim "$WORK/sim.json" 100
 for counted in "$counters_a" "$counters_b"; do
   [[ ${counted%% *} != store_failures=0 ]] || fail "a server counted no failed commit: $counted"
 done
-moved=$(awk '{ print $4, $3 }' "$WORK/acks.txt" | sort -u | awk '{ print $1 }' | uniq -d | tr '\n' ' ')
+moved=$(clients_moved "$WORK/acks.txt")
 [[ -z $moved ]] || fail "these clients were ACKed more than one address: $moved"
 writes=$(on "$STANDBY" "select count(*) from lease_writes")
-over_running=$(on "$STANDBY" "select count(*) from (select state, client_key, granted_at_ms,
-    lag(state) over w as prev_state, lag(client_key) over w as prev_client,
-    lag(granted_at_ms + lease_time_ms) over w as prev_end
-  from lease_writes window w as (partition by address order by id)) h
-  where state = 'bound' and prev_state = 'bound' and client_key <> prev_client
-    and prev_end > granted_at_ms")
-doubled=$(on "$STANDBY" "select count(*) from (select client_key from leases where state = 'bound'
-                 and expires_at > now() group by client_key having count(*) > 1) twice")
+over_running=$(count_over_running "$STANDBY")
+doubled=$(count_doubled "$STANDBY")
 note "store history: $writes writes, bound over another client's running lease: $over_running; clients with two running leases: $doubled"
 ((writes > 0)) || fail "the write log is empty"
 ((over_running == 0)) || fail "$over_running double grants in the store's history"

@@ -88,16 +88,21 @@ landlord_stop_and_check() {
   daemon_stop_and_check "$pid" "$WORK/landlord.log" landlord || { KEEP_WORK=1; exit 1; }
 }
 
-# landlord_on_loopback LANDLORD POOL LEASE_YAML: no namespaces; LANDLORD on 127.0.0.1 serving
-# relayed clients of 198.18.0.0/16 (giaddr 127.0.0.1) from POOL, on SERVER_PORT, with the
-# simulator's relay port RELAY_PORT = SERVER_PORT + 1 free beside it (two free ports in a row:
-# a server bound with SO_REUSEADDR would share a busy one silently).
-landlord_on_loopback() {
+# loopback_ports: a free UDP port on loopback for the server, SERVER_PORT, with the simulator's
+# relay port RELAY_PORT = SERVER_PORT + 1 free beside it (two free ports in a row: a server
+# bound with SO_REUSEADDR would share a busy one silently).
+loopback_ports() {
   SERVER_PORT=$((20000 + $$ % 20000))
   while ss -Huln "sport = :$SERVER_PORT or sport = :$((SERVER_PORT + 1))" | grep -q .; do
     SERVER_PORT=$((SERVER_PORT + 2))
   done
   RELAY_PORT=$((SERVER_PORT + 1))
+}
+
+# landlord_on_loopback LANDLORD POOL LEASE_YAML: no namespaces; LANDLORD on 127.0.0.1 serving
+# relayed clients of 198.18.0.0/16 (giaddr 127.0.0.1) from POOL, on loopback_ports.
+landlord_on_loopback() {
+  loopback_ports
   cat > "$WORK/landlord.yaml" <<YAML
 server:
   listen: 127.0.0.1:$SERVER_PORT

@@ -27,6 +27,23 @@ subnets:
 // Three pieces and a part: enough to make every command take several turns.
 constexpr std::size_t kRecords = 3 * kScanPiece + 123;
 
+// A one-hour lease granted now, as the store would hand it back (T1 30 min, T2 52 min).
+lease::Lease stored_lease(const FakeDaemon& daemon, Ipv4 address, const std::array<std::uint8_t, 6>& mac,
+                          lease::LeaseState state, std::uint32_t subnet_id) {
+  lease::Lease lease;
+  lease.address = address;
+  lease.hardware = HardwareAddress{1, mac};
+  lease.client = ClientKey::from({}, lease.hardware);
+  lease.state = state;
+  lease.subnet_id = subnet_id;
+  lease.granted_at = daemon.now_;
+  lease.lease_time = std::chrono::hours{1};
+  lease.renew_time = std::chrono::minutes{30};
+  lease.rebind_time = std::chrono::minutes{52};
+  lease.fencing_token = 1;
+  return lease;
+}
+
 // kRecords leases in subnet 1, restored in shuffled address order (so table order is not address
 // order), every seventh released; then one bound lease in subnet 2. Returns the addresses.
 std::vector<Ipv4> fill(FakeDaemon& daemon) {
@@ -34,35 +51,15 @@ std::vector<Ipv4> fill(FakeDaemon& daemon) {
   for (std::uint32_t i = 0; i < kRecords; ++i) addresses.push_back(Ipv4{Ipv4(198, 18, 0, 10).to_uint() + i});
   std::shuffle(addresses.begin(), addresses.end(), std::mt19937{17});
   for (std::size_t i = 0; i < addresses.size(); ++i) {
-    lease::Lease lease;
-    lease.address = addresses[i];
     const std::uint32_t n = addresses[i].to_uint();
     const std::array<std::uint8_t, 6> mac{0x02, 0x01, 0, static_cast<std::uint8_t>(n >> 16),
                                           static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
-    lease.hardware = HardwareAddress{1, mac};
-    lease.client = ClientKey::from({}, lease.hardware);
-    lease.state = i % 7 == 0 ? lease::LeaseState::Released : lease::LeaseState::Bound;
-    lease.subnet_id = 1;
-    lease.granted_at = daemon.now_;
-    lease.lease_time = std::chrono::hours{1};
-    lease.renew_time = std::chrono::minutes{30};
-    lease.rebind_time = std::chrono::minutes{52};
-    lease.fencing_token = 1;
-    daemon.engine().restore(lease);
+    daemon.engine().restore(stored_lease(daemon, addresses[i], mac,
+                                         i % 7 == 0 ? lease::LeaseState::Released : lease::LeaseState::Bound, 1));
   }
-  lease::Lease other;
-  other.address = Ipv4(198, 19, 0, 20);
-  other.hardware = HardwareAddress{1, std::array<std::uint8_t, 6>{0x02, 0x02, 0, 0, 0, 1}};
-  other.client = ClientKey::from({}, other.hardware);
-  other.state = lease::LeaseState::Bound;
-  other.subnet_id = 2;
-  other.granted_at = daemon.now_;
-  other.lease_time = std::chrono::hours{1};
-  other.renew_time = std::chrono::minutes{30};
-  other.rebind_time = std::chrono::minutes{52};
-  other.fencing_token = 1;
-  daemon.engine().restore(other);
-  addresses.push_back(other.address);
+  const Ipv4 other(198, 19, 0, 20);
+  daemon.engine().restore(stored_lease(daemon, other, {0x02, 0x02, 0, 0, 0, 1}, lease::LeaseState::Bound, 2));
+  addresses.push_back(other);
   std::sort(addresses.begin(), addresses.end());
   return addresses;
 }

@@ -4,26 +4,10 @@
 // RENEWING/REBINDING) and a reboot's confirmation of the client's own lease are not.
 #include <gtest/gtest.h>
 
-#include "engine_harness.hpp"
+#include "reply_timers.hpp"
 
 namespace landlord::engine::testing {
 namespace {
-
-struct Timers {
-  std::optional<std::uint32_t> lease_s, renew_s, rebind_s;
-  bool operator==(const Timers&) const = default;
-};
-
-Timers timers_of(const Outcome& outcome) {
-  const wire::Options& options = outcome.reply->message.options;
-  return {options.get_u32(option::kLeaseTime), options.get_u32(option::kRenewalTime),
-          options.get_u32(option::kRebindingTime)};
-}
-
-void PrintTo(const Timers& timers, std::ostream* out) {
-  *out << "lease " << timers.lease_s.value_or(0) << "s T1 " << timers.renew_s.value_or(0)
-       << "s T2 " << timers.rebind_s.value_or(0) << "s";
-}
 
 const Timers kNormal{3600, 1800, 3150};  // 1h, 50%, 87.5%
 const Timers kShort{300, 150, 262};      // 5m, 50%, 87.5% in whole seconds

@@ -4,22 +4,12 @@
 // time of the classes its grant matched, unless the renewal itself contradicts one.
 #include <gtest/gtest.h>
 
-#include "engine_harness.hpp"
-#include "landlord/config/loader.hpp"
+#include "engine_yaml.hpp"
 
 namespace landlord::engine::testing {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-config::Config load(std::string_view yaml) {
-  auto loaded = config::load_string(yaml, "t.yaml");
-  if (!loaded) {
-    ADD_FAILURE() << config::format_errors(loaded.error());
-    return make_config();
-  }
-  return std::move(*loaded);
-}
 
 // `port7`: relay facts only (circuit-id and the relay's network); `uefi`: option 93 with a
 // lease time of its own; `lab-macs`: the hardware address, which every message carries.
@@ -78,7 +68,7 @@ std::optional<std::string_view> domain_of(const Outcome& outcome) {
 }
 
 TEST(LeaseClasses, GrantRecordsTheClassesItMatchedInConfigOrder) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Outcome ack = relayed_grant(harness, 1, "eth0/7");
   ASSERT_EQ(reply_type(ack), MessageType::Ack);
   EXPECT_EQ(domain_of(ack), "port7.test");
@@ -100,7 +90,7 @@ TEST(LeaseClasses, GrantRecordsTheClassesItMatchedInConfigOrder) {
 
 // RFC 2131 §4.4.5 through a relay: the unicast T1 renewal carries neither giaddr nor option 82.
 TEST(LeaseClasses, UnicastRenewalKeepsTheRelayKeyedClass) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Outcome ack = relayed_grant(harness, 1, "eth0/7");
   ASSERT_EQ(reply_type(ack), MessageType::Ack);
   const Ipv4 address = ack.reply->message.yiaddr;
@@ -118,7 +108,7 @@ TEST(LeaseClasses, UnicastRenewalKeepsTheRelayKeyedClass) {
 
 // A rebind through the relay shows the relay's facts again: they are judged afresh.
 TEST(LeaseClasses, RelayedRebindOnAnotherCircuitLeavesTheClass) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Outcome ack = relayed_grant(harness, 1, "eth0/7");
   const Ipv4 address = ack.reply->message.yiaddr;
   harness.now += std::chrono::minutes{53};
@@ -136,7 +126,7 @@ TEST(LeaseClasses, RelayedRebindOnAnotherCircuitLeavesTheClass) {
 
 // A class on an option the renewal leaves out keeps its lease time; one it contradicts does not.
 TEST(LeaseClasses, OptionLeftOutKeepsTheClassOptionContradictingItDropsIt) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Outcome offer = harness.send(with_architecture(client_message(MessageType::Discover, 2), 7));
   auto select = with_architecture(client_message(MessageType::Request, 2), 7);
   select.options.set_ipv4(option::kServerId, kServerAddress);
@@ -164,7 +154,7 @@ TEST(LeaseClasses, OptionLeftOutKeepsTheClassOptionContradictingItDropsIt) {
 
 // INFORM (§4.3.5) from a client about its own bound address: the same classes as its renewal.
 TEST(LeaseClasses, InformAboutTheOwnLeaseGetsTheStoredClasses) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Ipv4 address = relayed_grant(harness, 1, "eth0/7").reply->message.yiaddr;
   auto inform = client_message(MessageType::Inform, 1);
   inform.ciaddr = address;
@@ -178,7 +168,7 @@ TEST(LeaseClasses, InformAboutTheOwnLeaseGetsTheStoredClasses) {
 // The stored classes only extend the holder's bound lease: once it ended, the next grant (even
 // to the same client, of the same address) matches afresh.
 TEST(LeaseClasses, EndedLeaseDoesNotPassItsClassesOn) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Outcome offer = harness.send(with_architecture(client_message(MessageType::Discover, 2), 7));
   const Ipv4 address = offer.reply->message.yiaddr;
   auto select = with_architecture(client_message(MessageType::Request, 2), 7);
@@ -198,13 +188,13 @@ TEST(LeaseClasses, EndedLeaseDoesNotPassItsClassesOn) {
 
 // A class removed from the configuration (SIGHUP) is no longer applied from the record.
 TEST(LeaseClasses, ClassNoLongerConfiguredIsDropped) {
-  Harness harness{load(kConfig)};
+  Harness harness{load_yaml(kConfig)};
   const Ipv4 address = relayed_grant(harness, 1, "eth0/7").reply->message.yiaddr;
   std::string without_port7(kConfig);
   const auto from = without_port7.find("  - name: port7");
   const auto to = without_port7.find("  - name: uefi");
   without_port7.erase(from, to - from);
-  harness.engine.reconfigure(load(without_port7));
+  harness.engine.reconfigure(load_yaml(without_port7));
   const Outcome renewed = harness.renew(1, address);
   ASSERT_EQ(reply_type(renewed), MessageType::Ack);
   EXPECT_FALSE(domain_of(renewed).has_value());
@@ -213,9 +203,9 @@ TEST(LeaseClasses, ClassNoLongerConfiguredIsDropped) {
 
 // A restarted server reads the classes back from the store (Engine::restore): same answer.
 TEST(LeaseClasses, RestoredLeaseKeepsItsClasses) {
-  Harness first{load(kConfig)};
+  Harness first{load_yaml(kConfig)};
   const Outcome ack = relayed_grant(first, 1, "eth0/7");
-  Harness second{load(kConfig)};
+  Harness second{load_yaml(kConfig)};
   second.now = first.now + std::chrono::minutes{30};
   second.engine.restore(ack.mutations.at(0));
   const Outcome renewed = second.renew(1, ack.reply->message.yiaddr);

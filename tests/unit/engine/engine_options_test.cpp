@@ -3,22 +3,12 @@
 // header fields of a network boot, and a 576-octet reply that still carries every option.
 #include <gtest/gtest.h>
 
-#include "engine_harness.hpp"
-#include "landlord/config/loader.hpp"
+#include "engine_yaml.hpp"
 
 namespace landlord::engine::testing {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-config::Config load(std::string_view yaml) {
-  auto loaded = config::load_string(yaml, "t.yaml");
-  if (!loaded) {
-    ADD_FAILURE() << config::format_errors(loaded.error());
-    return make_config();
-  }
-  return std::move(*loaded);
-}
 
 // Subnet 198.18.0.0/24 on the harness's link: a plain pool, a pool with options of its own,
 // a reservation with options and one with a hostname only.
@@ -57,7 +47,7 @@ std::string text_of(const std::array<std::uint8_t, 128>& field) { return reinter
 std::string text_of(const std::array<std::uint8_t, 64>& field) { return reinterpret_cast<const char*>(field.data()); }
 
 TEST(OptionScopes, MostSpecificScopeWinsPerCode) {
-  Harness harness{load(kScopes)};
+  Harness harness{load_yaml(kScopes)};
   // The plain pool: the subnet's value over the top level's; top-level-only options still come.
   const Outcome plain = harness.discover(1);
   ASSERT_EQ(plain.reply->message.yiaddr, (Ipv4{198, 18, 0, 100}));
@@ -79,7 +69,7 @@ TEST(OptionScopes, MostSpecificScopeWinsPerCode) {
 }
 
 TEST(OptionScopes, InformGetsTheScopesOfItsOwnAddress) {
-  Harness harness{load(kScopes)};
+  Harness harness{load_yaml(kScopes)};
   auto message = client_message(MessageType::Inform, 7);
   message.ciaddr = Ipv4{198, 18, 0, 7};
   const Outcome reserved = harness.send(message, local_unicast(message.ciaddr));
@@ -92,7 +82,7 @@ TEST(OptionScopes, InformGetsTheScopesOfItsOwnAddress) {
 // RFC 2132 §3.14: a reservation's hostname goes to its client as option 12, unless the
 // reservation's own options set host-name; another client never gets it.
 TEST(Rfc2132Section314, ReservationHostnameIsOption12) {
-  Harness harness{load(kScopes)};
+  Harness harness{load_yaml(kScopes)};
   EXPECT_EQ(harness.discover(9).reply->message.options.get_text(option::kHostname), "camera");
   EXPECT_EQ(harness.discover(8).reply->message.options.get_text(option::kHostname), "scanner-override");
   EXPECT_FALSE(harness.discover(1).reply->message.options.has(option::kHostname));
@@ -105,7 +95,7 @@ TEST(Rfc2132Section314, ReservationHostnameIsOption12) {
 // RFC 2131 §2 / Table 3: siaddr is the next server of a network boot, `file` the boot file and
 // `sname` the server's name; each from the most specific scope that sets it. A NAK has none.
 TEST(Rfc2131Table3, BootFieldsComeFromTheMostSpecificScope) {
-  Harness harness{load(kScopes)};
+  Harness harness{load_yaml(kScopes)};
   const wire::Message plain = harness.discover(1).reply->message;
   EXPECT_EQ(plain.siaddr, (Ipv4{198, 18, 0, 2}));  // top level
   EXPECT_EQ(text_of(plain.file), "subnet.efi");    // subnet over top level
@@ -127,7 +117,7 @@ TEST(Rfc2131Table3, BootFieldsComeFromTheMostSpecificScope) {
 
 // The built reply keeps the boot file in `file`: options that overflow go to sname only.
 TEST(Rfc2132Section93, ANamedFileIsNotOverloaded) {
-  config::Config config = load(kScopes);
+  config::Config config = load_yaml(kScopes);
   // 250 + 50 bytes do not fit the options field of a 576-octet reply beside the rest.
   config.subnets[0].options.push_back({option::kDomainName, Bytes(250, 'd')});
   config.subnets[0].options.push_back({17, Bytes(50, 'r')});
@@ -148,7 +138,7 @@ TEST(Rfc2132Section93, ANamedFileIsNotOverloaded) {
 // 190-byte domain name that no field holds whole still arrives, split across the options field
 // and `file`, with every other requested option.
 TEST(Rfc3396, A576OctetReplyCarriesA190ByteDomainName) {
-  config::Config config = load(R"(
+  config::Config config = load_yaml(R"(
 server: {interfaces: [veth-local]}
 subnets:
   - subnet: 198.18.0.0/24
@@ -222,7 +212,7 @@ wire::Message with_architecture(wire::Message message, std::uint16_t architectur
 }
 
 TEST(ClientClasses, PoolsServeTheirClassesOnly) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   // No class: only the open pool.
   EXPECT_EQ(harness.discover(1).reply->message.yiaddr, (Ipv4{198, 18, 0, 200}));
   // UEFI (option 93 = 7): the pool kept for uefi and ipxe.
@@ -244,7 +234,7 @@ TEST(ClientClasses, PoolsServeTheirClassesOnly) {
 }
 
 TEST(ClientClasses, AllConditionsOfAMatchMustHold) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   // Vendor class right, hardware prefix wrong (02:00:00:00:01:xx is not 02:00:00:00:00).
   auto phone = client_message(MessageType::Discover, 3);
   phone.chaddr[4] = 1;
@@ -254,7 +244,7 @@ TEST(ClientClasses, AllConditionsOfAMatchMustHold) {
 
 // Precedence: reservation → class (in class order) → pool → subnet; a class's lease time.
 TEST(ClientClasses, ClassOptionsComeBetweenReservationAndPool) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   const Outcome uefi = harness.send(with_architecture(client_message(MessageType::Discover, 2), 7));
   const wire::Message& offer = uefi.reply->message;
   EXPECT_EQ(offer.options.get_ipv4(option::kDnsServers), (Ipv4{198, 18, 0, 60}));  // class over pool
@@ -279,7 +269,7 @@ TEST(ClientClasses, ClassOptionsComeBetweenReservationAndPool) {
 
 // RFC 3046: relay agent circuit-id and remote-id, with the giaddr of the relay.
 TEST(ClientClasses, RelayAgentIdsAndGiaddrMatch) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   auto relayed = client_message(MessageType::Discover, 9);
   relayed.giaddr = kRelayAddress;
   relayed.options.set(option::kRelayAgentInfo, Bytes{1, 6, 'e', 't', 'h', '0', '/', '7', 2, 2, 0x0a, 0x0b});
@@ -291,7 +281,7 @@ TEST(ClientClasses, RelayAgentIdsAndGiaddrMatch) {
 
 // A REQUEST for an address of a pool the client's classes may not use is refused (NAK).
 TEST(ClientClasses, RequestOutsideTheClientsPoolsIsNaked) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   EXPECT_EQ(reply_type(harness.init_reboot(1, Ipv4{198, 18, 0, 150})), MessageType::Nak);
   auto uefi = with_architecture(client_message(MessageType::Request, 2), 7);
   uefi.options.set_ipv4(option::kRequestedAddress, Ipv4{198, 18, 0, 150});
@@ -301,7 +291,7 @@ TEST(ClientClasses, RequestOutsideTheClientsPoolsIsNaked) {
 // RFC 2131 §4.4.5: a client renews by unicast at T1 without giaddr, option 82 or (often) the
 // options that put it in its class: its own lease in a class's pool is still extended.
 TEST(ClientClasses, OwnLeaseIsRenewedWithoutTheClassesMatch) {
-  Harness harness{load(kClasses)};
+  Harness harness{load_yaml(kClasses)};
   auto discover = with_architecture(client_message(MessageType::Discover, 2), 7);
   const Ipv4 address = harness.send(discover).reply->message.yiaddr;
   ASSERT_EQ(address, (Ipv4{198, 18, 0, 150}));

@@ -5,22 +5,12 @@
 //   of a renewal just answered is dropped as a duplicate, not read as a rebind.
 #include <gtest/gtest.h>
 
-#include "engine_harness.hpp"
-#include "landlord/config/loader.hpp"
+#include "engine_yaml.hpp"
 
 namespace landlord::engine::testing {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-config::Config load(std::string_view yaml) {
-  auto loaded = config::load_string(yaml, "t.yaml");
-  if (!loaded) {
-    ADD_FAILURE() << config::format_errors(loaded.error());
-    return make_config();
-  }
-  return std::move(*loaded);
-}
 
 Bytes option_of(const Outcome& outcome, std::uint8_t code) {
   const auto value = outcome.reply->message.options.get(code);
@@ -49,7 +39,7 @@ constexpr std::string_view kRoutesAndRouters =
 // RFC 3442 §"DHCP Client Behavior": with 121 the client ignores option 3, so 0.0.0.0/0 via the
 // first router is added to 121 and 249 (the configured route first, as written).
 TEST(Rfc3442DefaultRoute, AddedViaTheFirstRouterWhenTheRoutesLackOne) {
-  Harness harness{load(routes_config("", kRoutesAndRouters))};
+  Harness harness{load_yaml(routes_config("", kRoutesAndRouters))};
   const Outcome offer = harness.discover(1);
   const Bytes expected{24, 198, 18, 2, 198, 18, 0, 254, 0, 198, 18, 0, 1};
   EXPECT_EQ(option_of(offer, 121), expected);
@@ -60,26 +50,26 @@ TEST(Rfc3442DefaultRoute, AddedViaTheFirstRouterWhenTheRoutesLackOne) {
 }
 
 TEST(Rfc3442DefaultRoute, RoutesWithTheirOwnDefaultAreSentAsConfigured) {
-  Harness harness{load(routes_config(
+  Harness harness{load_yaml(routes_config(
       "", R"(routers: 198.18.0.1, classless-static-routes: ["198.18.2.0/24 via 198.18.0.254", "0.0.0.0/0 via 198.18.0.9"])"))};
   EXPECT_EQ(option_of(harness.discover(1), 121), (Bytes{24, 198, 18, 2, 198, 18, 0, 254, 0, 198, 18, 0, 9}));
 }
 
 TEST(Rfc3442DefaultRoute, NothingAddedWithoutRoutersOrWhenTurnedOff) {
-  Harness no_router{load(routes_config("", R"(classless-static-routes: "198.18.2.0/24 via 198.18.0.254")"))};
+  Harness no_router{load_yaml(routes_config("", R"(classless-static-routes: "198.18.2.0/24 via 198.18.0.254")"))};
   EXPECT_EQ(option_of(no_router.discover(1), 121), (Bytes{24, 198, 18, 2, 198, 18, 0, 254}));
-  Harness off{load(routes_config(", classless-default-route: false", kRoutesAndRouters))};
+  Harness off{load_yaml(routes_config(", classless-default-route: false", kRoutesAndRouters))};
   const Outcome offer = off.discover(1);
   EXPECT_EQ(option_of(offer, 121), (Bytes{24, 198, 18, 2, 198, 18, 0, 254}));
   EXPECT_EQ(option_of(offer, 249), (Bytes{24, 198, 18, 2, 198, 18, 0, 254}));
   // Routers alone: no 121 appears.
-  Harness routers_only{load(routes_config("", "routers: 198.18.0.1"))};
+  Harness routers_only{load_yaml(routes_config("", "routers: 198.18.0.1"))};
   EXPECT_FALSE(routers_only.discover(1).reply->message.options.has(121));
 }
 
 // Scopes combine per code: the routes of a class, the router of the subnet.
 TEST(Rfc3442DefaultRoute, RoutesAndRouterFromDifferentScopes) {
-  Harness harness{load(routes_config("", "routers: 198.18.0.1"))};
+  Harness harness{load_yaml(routes_config("", "routers: 198.18.0.1"))};
   const Outcome offer = harness.discover(0x42);
   EXPECT_EQ(option_of(offer, 121), (Bytes{22, 198, 18, 4, 198, 18, 0, 253, 0, 198, 18, 0, 1}));
   EXPECT_FALSE(offer.reply->message.options.has(249));

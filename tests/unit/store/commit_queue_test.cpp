@@ -100,6 +100,26 @@ std::vector<WriteResult> written(std::size_t count) {
   return std::vector<WriteResult>(count, WriteResult::Written);
 }
 
+// Closes the gate and submits lease 0 (submission 0): its commit is then held at the store,
+// and what is submitted next waits in the queue for the following transaction.
+::testing::AssertionResult hold_a_commit(GatedStore& store, CommitQueue& queue, Completions& done) {
+  store.close_gate();
+  if (!queue.submit({bound_lease(0)}, done.slot(0))) return ::testing::AssertionFailure() << "lease 0 refused";
+  if (!store.wait_until_entered(1)) return ::testing::AssertionFailure() << "no commit reached the store";
+  return ::testing::AssertionSuccess();
+}
+
+// Submits leases first..last, one submission each, numbered as the lease.
+::testing::AssertionResult submit_each(CommitQueue& queue, Completions& done, std::uint32_t first,
+                                       std::uint32_t last) {
+  for (std::uint32_t index = first; index <= last; ++index) {
+    if (!queue.submit({bound_lease(index)}, done.slot(index))) {
+      return ::testing::AssertionFailure() << "lease " << index << " refused";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(CommitQueue, IdleQueueCommitsASubmissionAtOnceOnTheWorkerThread) {
   GatedStore store;
   Completions done;
@@ -122,12 +142,8 @@ TEST(CommitQueue, SubmissionsQueuedDuringACommitShareTheNextTransaction) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));
-  for (std::uint32_t index = 1; index <= 10; ++index) {
-    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
-  }
+  ASSERT_TRUE(hold_a_commit(store, queue, done));
+  ASSERT_TRUE(submit_each(queue, done, 1, 10));
   EXPECT_EQ(queue.counters().queued_records, 10u);
   store.open_gate();
   ASSERT_TRUE(done.wait_for(11));
@@ -144,12 +160,8 @@ TEST(CommitQueue, BatchMaxBoundsEachTransaction) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {.batch_max = 4, .batch_wait = 1ms});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));
-  for (std::uint32_t index = 1; index <= 10; ++index) {
-    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
-  }
+  ASSERT_TRUE(hold_a_commit(store, queue, done));
+  ASSERT_TRUE(submit_each(queue, done, 1, 10));
   store.open_gate();
   ASSERT_TRUE(done.wait_for(11));
   EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 4, 4, 2}));
@@ -172,9 +184,7 @@ TEST(CommitQueue, EachSubmitterGetsItsOwnRecordsResults) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(9)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));
+  ASSERT_TRUE(hold_a_commit(store, queue, done));
   ASSERT_TRUE(queue.submit({bound_lease(1, 5), bound_lease(2, 1)}, done.slot(1)));
   ASSERT_TRUE(queue.submit({bound_lease(1, 3)}, done.slot(2)));  // older grant of address 1
   ASSERT_TRUE(queue.submit({bound_lease(3, 1)}, done.slot(3)));
@@ -190,9 +200,7 @@ TEST(CommitQueue, FailedTransactionFailsEverySubmitterInItAndTheNextOneWorks) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));
+  ASSERT_TRUE(hold_a_commit(store, queue, done));
   store.inner().fail_next_commit_at(bound_lease(2).address,
                                     StoreError{StoreError::Kind::Full, "lease store x: disk full"});
   ASSERT_TRUE(queue.submit({bound_lease(1)}, done.slot(1)));
@@ -221,9 +229,7 @@ TEST(CommitQueue, FullQueueRefusesSubmissions) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1ms, .capacity_records = 3});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));  // taken by the worker: no longer queued
+  ASSERT_TRUE(hold_a_commit(store, queue, done));  // taken by the worker: no longer queued
   ASSERT_TRUE(queue.submit({bound_lease(1), bound_lease(2)}, done.slot(1)));
   EXPECT_FALSE(queue.submit({bound_lease(3), bound_lease(4)}, done.slot(2)));
   ASSERT_TRUE(queue.submit({bound_lease(3)}, done.slot(3)));
@@ -245,9 +251,7 @@ TEST(CommitQueue, ASubmissionLargerThanTheQueueIsTakenWhenNothingElseWaits) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1ms, .capacity_records = 3});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));  // at the store, not queued: the queue is empty
+  ASSERT_TRUE(hold_a_commit(store, queue, done));  // at the store, not queued: the queue is empty
   ASSERT_TRUE(queue.submit({bound_lease(1), bound_lease(2), bound_lease(3), bound_lease(4),
                             bound_lease(5)},
                            done.slot(1)));
@@ -273,12 +277,8 @@ TEST(CommitQueue, ShutdownDrainsQueuedWorkAndRefusesMore) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {});
-  store.close_gate();
-  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
-  ASSERT_TRUE(store.wait_until_entered(1));
-  for (std::uint32_t index = 1; index <= 5; ++index) {
-    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
-  }
+  ASSERT_TRUE(hold_a_commit(store, queue, done));
+  ASSERT_TRUE(submit_each(queue, done, 1, 5));
   std::thread stopper([&] { queue.shutdown(); });
   store.open_gate();
   stopper.join();
@@ -292,9 +292,7 @@ TEST(CommitQueue, DestructionDrains) {
   Completions done;
   {
     CommitQueue queue(store, {.batch_max = 8, .batch_wait = 1ms});
-    for (std::uint32_t index = 0; index < 100; ++index) {
-      ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
-    }
+    ASSERT_TRUE(submit_each(queue, done, 0, 99));
   }
   EXPECT_EQ(done.size(), 100u);
   EXPECT_EQ(store.inner().size(), 100u);
