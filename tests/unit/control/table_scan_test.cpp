@@ -401,5 +401,30 @@ TEST(TableScan, ReclaimStopsWhenTheStoreFails) {
   EXPECT_EQ(still_bound, bound - 2048);
 }
 
+// A clock that stops agreeing with the shared store's part of the way through stops the reclaim
+// before its next piece, as a failing store does (Daemon::may_end_leases).
+TEST(TableScan, ReclaimStopsWhenTheClockStopsAgreeing) {
+  FakeDaemon daemon(kLargePool);
+  fill(daemon);
+  daemon.now_ += std::chrono::hours{2};  // every bound lease has ended
+  const std::size_t bound = kRecords - (kRecords + 6) / 7 + 1;  // subnet 2's one too
+  std::optional<Answer> answer;
+  daemon.commands().handle_body(R"({"command": "leases-reclaim"})", [&](Answer response) { answer = std::move(response); });
+  daemon.run_deferred([&] { return daemon.commit_sizes.size() == 2; });
+  daemon.clock_disagrees = "this server's clock is 5000 ms ahead of the shared store's, more than store.max-clock-skew 1s";
+  daemon.run_deferred();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->json["result"], kError);
+  EXPECT_EQ(answer->json["arguments"]["reclaimed"], 2 * 1024);
+  EXPECT_EQ(answer->json["text"], daemon.clock_disagrees + "; 2048 reclaimed and durable, 0 reclaimed and waiting "
+                                                           "for the store");
+  EXPECT_EQ(daemon.commit_sizes.size(), 2u);
+  std::size_t still_bound = 0;
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    if (lease.state == lease::LeaseState::Bound) ++still_bound;
+  });
+  EXPECT_EQ(still_bound, bound - 2048);
+}
+
 }  // namespace
 }  // namespace landlord::control
