@@ -196,14 +196,14 @@ inside() {
   ctl reload >/dev/null || fail "landlordctl reload"
   log_has "reloaded .*: 2 subnets" || fail "no reload in the log"
   ctl add 198.18.2.150 02:99:00:00:02:01 --subnet 2 >/dev/null
-  ctl add 198.18.2.151 02:99:00:00:02:02 --lifetime 4 >/dev/null
   [[ "$(api '{"command": "lease4-update", "arguments": {"ip-address": "198.18.2.150", "hw-address": "02:99:00:00:02:01", "valid-lft": 900}}' |
     jq .result)" == 0 ]] || fail "lease4-update"
   [[ "$(ctl --json lease 198.18.2.150 | jq '.["valid-lft"]')" == 900 ]] || fail "lease4-update's lifetime not shown"
+  ctl --json stats | jq -e '.arguments["subnet[2].assigned-addresses"][0][0] == 1' >/dev/null || fail "landlordctl stats"
+  ctl stats | grep -q "^subnet\[2\].total-addresses  *100$" || fail "landlordctl stats (table)"
+  ctl add 198.18.2.151 02:99:00:00:02:02 --lifetime 4 >/dev/null
   api '{"command": "lease4-get-page", "arguments": {"from": "198.18.1.255", "limit": 10}}' |
     jq -e '[.arguments.leases[]["ip-address"]] == ["198.18.2.150", "198.18.2.151"]' >/dev/null || fail "lease4-get-page"
-  ctl --json stats | jq -e '.arguments["subnet[2].assigned-addresses"][0][0] == 2' >/dev/null || fail "landlordctl stats"
-  ctl stats | grep -q "^subnet\[2\].total-addresses  *100$" || fail "landlordctl stats (table)"
   sleep 5  # 198.18.2.151's 4 s lease ends
   api '{"command": "leases-reclaim"}' | jq -r .text | grep -q "^Reclamation of expired leases is complete" ||
     fail "leases-reclaim"
