@@ -11,6 +11,7 @@ struct Job {
   engine::Event event;
   MakePiece make;
   std::function<void(const PiecesDone&)> finish;
+  MayGoOn may_go_on;
   PiecesDone done;
   std::size_t committing = 0;  // pieces whose commit has not answered yet
   bool paused = false;         // kPiecesAtTheStore are committing: the next answer resumes
@@ -34,6 +35,9 @@ void next_turn(const JobPtr& job) {
 void make_piece(const JobPtr& job) {
   if (job->done.error.empty() && !job->daemon.counters().store_healthy) {
     job->done.error = "the lease store is not accepting writes";
+  }
+  if (job->done.error.empty() && job->may_go_on) {
+    if (auto allowed = job->may_go_on(); !allowed) job->done.error = allowed.error();
   }
   if (!job->done.error.empty()) {
     job->stopped = true;
@@ -67,9 +71,9 @@ void make_piece(const JobPtr& job) {
 }  // namespace
 
 void change_in_pieces(Daemon& daemon, engine::Event event, MakePiece make,
-                      std::function<void(const PiecesDone&)> finish) {
-  next_turn(std::make_shared<Job>(Job{daemon, std::move(event), std::move(make), std::move(finish), {}, 0,
-                                      false, false}));
+                      std::function<void(const PiecesDone&)> finish, MayGoOn may_go_on) {
+  next_turn(std::make_shared<Job>(Job{daemon, std::move(event), std::move(make), std::move(finish),
+                                      std::move(may_go_on), {}, 0, false, false}));
 }
 
 }  // namespace landlord::control

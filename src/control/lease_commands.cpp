@@ -215,12 +215,17 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
 // lease4-wipe (change_in_pieces.hpp): what is due when a piece is made, until nothing is due;
 // the answer once every piece is durable. The expiry timer reclaims from the same engine
 // meanwhile (no record is reclaimed twice); the answer counts this command's. Records are never
-// removed (an address's fencing token lives on in its record), whatever "remove" says.
+// removed (an address's fencing token lives on in its record), whatever "remove" says. The
+// expiry timer's rule holds for it (Daemon::may_end_leases): refused up front, and stopped
+// before the next piece, while this server's clock disagrees with a shared store's.
 void leases_reclaim(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto remove = args.flag("remove");
   if (args.failed()) return reply(answer(kError, args.error()));
   if (refuse_if_store_down(daemon, reply)) return;
+  if (auto allowed = daemon.may_end_leases(); !allowed) {
+    return reply(answer(kError, allowed.error() + "; nothing was reclaimed", {{"reclaimed", 0}}));
+  }
   std::string kept;
   if (remove.value_or(false)) kept = " Records are kept: landlord never removes one (its fencing token lives on).";
   change_in_pieces(
@@ -241,7 +246,8 @@ void leases_reclaim(Daemon& daemon, TableScanner&, const Json& arguments, Reply 
         reply(answer(kSuccess,
                      "Reclamation of expired leases is complete: " + std::to_string(done.changed) + " reclaimed." + kept,
                      {{"reclaimed", done.changed}}));
-      });
+      },
+      [&daemon] { return daemon.may_end_leases(); });
 }
 
 }  // namespace landlord::control::handlers

@@ -83,6 +83,12 @@ durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress
           std::chrono::steady_clock::now(), 0};
 }
 
+// "30000 ms behind", "12 ms ahead of": this server's clock against the shared store's.
+std::string offset_text(Duration offset) {
+  const bool behind = offset < Duration{0};
+  return fmt::format("{} ms {}", (behind ? -offset : offset).count(), behind ? "behind" : "ahead of");
+}
+
 bool same_control(const config::ControlSection& a, const config::ControlSection& b) {
   const auto endpoint = [](const config::ControlSection& section) {
     return section.listen ? std::optional{std::pair{section.listen->address, section.listen->port}}
@@ -558,9 +564,8 @@ class Server final : public control::Daemon {
   }
 
   void reclaim() {
-    // A clock off the shared store's would end leases the other servers still count as bound;
-    // clock_read() reclaims once the clocks agree again.
-    if (draining_ || !clock_agrees_) return;
+    // clock_read() reclaims once the clocks agree again (may_end_leases).
+    if (draining_ || !may_end_leases()) return;
     // A backlog of ended leases (a start after downtime, a clock step) is reclaimed a batch per
     // turn, with at most control::kPiecesAtTheStore batches at the store at once, as the control
     // API's large changes are (control/change_in_pieces.hpp): a batch is made far faster than it
@@ -791,27 +796,37 @@ class Server final : public control::Daemon {
   void clock_read(store::PostgresLeaseStore::ClockReading reading) {
     const bool first = !clock_offset_;
     clock_offset_ = reading.offset;
-    const Duration skew = reading.offset < Duration{0} ? -reading.offset : reading.offset;
-    const bool agrees = skew <= config_.store.max_clock_skew;
-    const std::string side = reading.offset < Duration{0} ? "behind" : "ahead of";
+    const bool agrees = (reading.offset < Duration{0} ? -reading.offset : reading.offset) <=
+                        config_.store.max_clock_skew;
     if (first && agrees) {
-      spdlog::info("this server's clock is {} ms {} the shared store's (round trip {} ms; "
+      spdlog::info("this server's clock is {} the shared store's (round trip {} ms; "
                    "store.max-clock-skew {})",
-                   skew.count(), side, reading.round_trip.count(),
+                   offset_text(reading.offset), reading.round_trip.count(),
                    config::format_duration(config_.store.max_clock_skew));
     }
     if (agrees == clock_agrees_) return;
     clock_agrees_ = agrees;
     if (!agrees) {
-      spdlog::error("this server's clock is {} ms {} the shared store's, more than "
-                    "store.max-clock-skew {}: not answering requests nor ending leases until "
-                    "the clocks agree (check NTP on this host and the database's)",
-                    skew.count(), side, config::format_duration(config_.store.max_clock_skew));
+      spdlog::error("{}: not answering requests nor ending leases until the clocks agree (check "
+                    "NTP on this host and the database's)",
+                    clock_disagreement());
     } else {
-      spdlog::info("this server's clock agrees with the shared store's again ({} ms {}): answering again",
-                   skew.count(), side);
+      spdlog::info("this server's clock agrees with the shared store's again ({}): answering again",
+                   offset_text(reading.offset));
       reclaim();
     }
+  }
+  // The one rule for ending leases by this server's clock, the expiry timer's and leases-reclaim's:
+  // a clock off the shared store's would end leases the other servers still count as bound.
+  Expected<void, std::string> may_end_leases() const override {
+    if (clock_agrees_) return {};
+    return unexpected(clock_disagreement() + ": this server ends no lease until the clocks agree");
+  }
+  // "this server's clock is N ms behind the shared store's, more than store.max-clock-skew 1s".
+  std::string clock_disagreement() const {
+    return fmt::format("this server's clock is {} the shared store's, more than store.max-clock-skew {}",
+                       offset_text(clock_offset_.value_or(Duration{0})),
+                       config::format_duration(config_.store.max_clock_skew));
   }
   void view_recovered() {
     view_current_ = true;

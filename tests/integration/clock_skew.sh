@@ -3,8 +3,9 @@
 # 30 s ahead of the host's (libfaketime preloaded into the cluster only:
 # tests/support/postgres_cluster.sh, LANDLORD_PG_CLOCK_OFFSET). With the default
 # store.max-clock-skew (1 s) landlord must log the disagreement, show it in /metrics
-# (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0) and answer no
-# client at all; restarted with max-clock-skew: 1m on the same cluster, it serves them all.
+# (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0), answer no
+# client at all and refuse leases-reclaim saying why; restarted with max-clock-skew: 1m on the
+# same cluster, it serves them all.
 # No namespaces: landlord on 127.0.0.1, landlord-sim as a relay agent (198.18.0.0/16 clients).
 # Usage: clock_skew.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
@@ -64,6 +65,7 @@ YAML
   for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && metrics >/dev/null 2>&1 && break; sleep 0.1; done
 }
 metrics() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" http://landlord/metrics; }
+ask() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" -d "$1" http://landlord/; }
 metric() { metrics | awk -v name="$1" '$1 == name { print $2 }'; }
 # run_clients SEED: 20 clients for 8 s; prints how many got a lease.
 run_clients() {
@@ -88,6 +90,12 @@ dropped=$(metric landlord_dropped_clock_skew_total)
 echo "clients leased: ${leased}; requests dropped for the skew: ${dropped}"
 [[ $leased == 0 ]] || fail "${leased} clients were served by a server whose clock is 30 s off"
 ((dropped > 0)) || fail "landlord_dropped_clock_skew_total is ${dropped}"
+# leases-reclaim keeps the expiry timer's rule: no lease ended by a clock 30 s off.
+reclaim=$(ask '{"command": "leases-reclaim"}')
+echo "leases-reclaim: ${reclaim}"
+[[ $(jq .result <<<"$reclaim") == 1 ]] || fail "leases-reclaim was not refused: ${reclaim}"
+jq -r .text <<<"$reclaim" | grep -Eq "^this server's clock is [0-9]+ ms behind the shared store's, more than store.max-clock-skew 1s" ||
+  fail "leases-reclaim's refusal does not say why: ${reclaim}"
 landlord_stop_and_check
 
 # 2. The same cluster, a limit above the skew: every client is served.
@@ -95,6 +103,7 @@ start_landlord "max-clock-skew: 1m"
 sleep 1
 agrees=$(metric landlord_store_clock_agrees)
 [[ $agrees == 1 ]] || fail "landlord_store_clock_agrees is ${agrees} within max-clock-skew 1m"
+[[ $(ask '{"command": "leases-reclaim"}' | jq .result) == 0 ]] || fail "leases-reclaim refused within max-clock-skew 1m"
 leased=$(run_clients 32)
 echo "max-clock-skew 1m: clients leased: ${leased} of 20"
 [[ $leased == 20 ]] || fail "only ${leased} of 20 clients leased within the limit"

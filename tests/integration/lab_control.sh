@@ -13,6 +13,8 @@
 #     serving meanwhile: a new client's DORA is timed with and without the abuse;
 #  7. the per-pool gauges and receive-queue counter are on the live /metrics page, and
 #     `landlordctl top --iterations 2` shows the DORA made during it and the pool's row;
+#  8. every other command (list-commands, subnet4-list, config-get/-test/-reload, lease4-update,
+#     lease4-get-page, statistic-get-all, leases-reclaim, lease4-wipe) and landlordctl --url;
 # Usage: lab_control.sh LANDLORD LANDLORDCTL   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
@@ -180,8 +182,40 @@ inside() {
   grep -q '^198.18.0.100-198.18.0.199  *198.18.0.0/24  *\[#*\.*\]' "$LAB_DIR/top.txt" || fail "no pool bar in top: $(cat "$LAB_DIR/top.txt")"
   cat "$LAB_DIR/top.txt"
   note "top: 2 refreshes, DISCOVER/ACK rates and the pool row seen"
+
+  # 8. The commands not used above, against the running daemon: on subnet 2 (relayed only, no
+  #    lab client in it); landlordctl over the TCP listener too.
+  [[ "$(api '{"command": "list-commands"}' | jq '.arguments | length')" == 15 ]] || fail "list-commands"
+  api '{"command": "subnet4-list"}' | jq -e '.arguments.subnets[1] == {"id": 2, "subnet": "198.18.2.0/24"}' >/dev/null ||
+    fail "subnet4-list: $(api '{"command": "subnet4-list"}')"
+  api '{"command": "config-get"}' | jq -e '.arguments.landlord.subnets[1].pools[0] == "198.18.2.100-198.18.2.199"' \
+    >/dev/null || fail "config-get does not show the running configuration"
+  [[ "$(api '{"command": "config-test"}' | jq .result)" == 0 ]] || fail "config-test rejects the running file"
+  api '{"command": "config-test", "arguments": {"yaml": "subnets: [{subnet: 198.18.0.1/24}]"}}' | jq -r .text |
+    grep -q "'198.18.0.1/24' has host bits set" || fail "config-test of a bad text"
+  ctl reload >/dev/null || fail "landlordctl reload"
+  log_has "reloaded .*: 2 subnets" || fail "no reload in the log"
+  ctl add 198.18.2.150 02:99:00:00:02:01 --subnet 2 >/dev/null
+  [[ "$(api '{"command": "lease4-update", "arguments": {"ip-address": "198.18.2.150", "hw-address": "02:99:00:00:02:01", "valid-lft": 900}}' |
+    jq .result)" == 0 ]] || fail "lease4-update"
+  [[ "$(ctl --json lease 198.18.2.150 | jq '.["valid-lft"]')" == 900 ]] || fail "lease4-update's lifetime not shown"
+  ctl --json stats | jq -e '.arguments["subnet[2].assigned-addresses"][0][0] == 1' >/dev/null || fail "landlordctl stats"
+  ctl stats | grep -q "^subnet\[2\].total-addresses  *100$" || fail "landlordctl stats (table)"
+  ctl add 198.18.2.151 02:99:00:00:02:02 --lifetime 4 >/dev/null
+  api '{"command": "lease4-get-page", "arguments": {"from": "198.18.1.255", "limit": 10}}' |
+    jq -e '[.arguments.leases[]["ip-address"]] == ["198.18.2.150", "198.18.2.151"]' >/dev/null || fail "lease4-get-page"
+  sleep 5  # 198.18.2.151's 4 s lease ends
+  api '{"command": "leases-reclaim"}' | jq -r .text | grep -q "^Reclamation of expired leases is complete" ||
+    fail "leases-reclaim"
+  wait_until 5 "198.18.2.151 to expire" lease_state_is 198.18.2.151 expired
+  [[ "$(api '{"command": "lease4-wipe", "arguments": {"subnet-id": 2, "confirm": true}}' | jq .arguments.deleted)" == 1 ]] ||
+    fail "lease4-wipe did not revoke the one bound lease of subnet 2"
+  lease_state_is 198.18.2.150 released || fail "wiped lease not released: $(lease_row 198.18.2.150)"
+  ip netns exec "$LAB_NS_SERVER" "$LANDLORDCTL" --url http://127.0.0.1:8067 status | grep -q "store sqlite: healthy" ||
+    fail "landlordctl --url over TCP"
+  note "list-commands, subnet4-list, config-get/-test/-reload, lease4-update/-get-page, stats, reclaim, wipe, --url"
   stop_client watch
-  echo "PASS: API<->DHCP leases, revoke -> NAK, watch T1/T2 order, bad requests, metrics"
+  echo "PASS: API<->DHCP leases, revoke -> NAK, watch T1/T2 order, bad requests, metrics, every command"
 }
 
 if [[ "${1:-}" == inside ]]; then

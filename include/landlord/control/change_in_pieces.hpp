@@ -9,8 +9,9 @@
 // records too; a piece is made far faster than it is committed, so without the bound a large
 // change filled the queue and a piece was refused.
 //
-// A failing store (at the start of a piece: Daemon::counters().store_healthy false) or a piece
-// whose commit fails stops it: no further piece is made, what was changed stays changed (and is
+// A failing store (at the start of a piece: Daemon::counters().store_healthy false), the
+// caller's own condition failing at the start of a piece (`may_go_on`: leases-reclaim's clock
+// check, Daemon::may_end_leases) or a piece whose commit fails stops it: no further piece is made, what was changed stays changed (and is
 // written when the store recovers: the durability machine keeps it), and `finish` is told the
 // first reason, once every piece made is answered.
 #include <cstddef>
@@ -36,9 +37,12 @@ struct PiecesDone {
 // `change.mutations`. Returns true when nothing is left after this piece.
 using MakePiece = std::function<bool(engine::Outcome& change, std::size_t most)>;
 
+// Whether the next piece may be made, or why not (checked after the store's health).
+using MayGoOn = std::function<Expected<void, std::string>()>;
+
 // Starts making pieces in the next turn of the event loop; `event` is every piece's event (what
 // the daemon publishes for each record once durable). `finish` runs on the event loop.
 void change_in_pieces(Daemon& daemon, engine::Event event, MakePiece make,
-                      std::function<void(const PiecesDone&)> finish);
+                      std::function<void(const PiecesDone&)> finish, MayGoOn may_go_on = {});
 
 }  // namespace landlord::control

@@ -85,6 +85,11 @@ class Daemon {
   // timer.
   virtual void commit(engine::Outcome change, std::function<void(Expected<void, std::string>)> done) = 0;
 
+  // Whether this server may end leases by its own clock now, or why not: not while a shared
+  // store's clock and this server's disagree beyond store.max-clock-skew (its lease ends would
+  // not be the other servers'). The expiry timer and leases-reclaim both ask.
+  virtual Expected<void, std::string> may_end_leases() const = 0;
+
   // SIGHUP's reload: the file re-read and checked; on error the running config stays.
   virtual Expected<void, std::string> reload() = 0;
 

@@ -83,6 +83,10 @@ class FakeDaemon final : public Daemon {
       done({});
     }
   }
+  Expected<void, std::string> may_end_leases() const override {
+    if (clock_disagrees.empty()) return {};
+    return unexpected(clock_disagrees);
+  }
   Expected<void, std::string> reload() override {
     ++reloads;
     return {};
@@ -142,6 +146,7 @@ class FakeDaemon final : public Daemon {
 
   TimePoint now_ = time_from_unix_ms(1'700'000'100'000);
   bool store_up = true;
+  std::string clock_disagrees;  // may_end_leases()'s reason; empty: leases may end
   std::vector<lease::Lease> durable;
   std::vector<engine::Event> events;
   std::vector<std::size_t> commit_sizes;  // records per commit() call

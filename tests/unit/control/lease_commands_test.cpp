@@ -225,5 +225,24 @@ TEST(LeaseCommands, ReclaimExpiresLeasesPastTheirEnd) {
             "'remove' must be true or false");
 }
 
+// The expiry timer's rule (Daemon::may_end_leases): a server whose clock disagrees with a shared
+// store's ends no lease, and the command does not either. Before, it reclaimed regardless.
+TEST(LeaseCommands, ReclaimIsRefusedWhileTheClockDisagreesWithTheSharedStore) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01", R"(, "valid-lft": 60)"))["result"], kSuccess);
+  const std::size_t commits = daemon.commit_sizes.size();
+  daemon.now_ += std::chrono::seconds{61};
+  daemon.clock_disagrees = "this server's clock is 30000 ms behind the shared store's, more than store.max-clock-skew 1s";
+  const auto refused = daemon.ask(R"({"command": "leases-reclaim", "arguments": {"remove": false}})");
+  EXPECT_EQ(refused["result"], kError);
+  EXPECT_EQ(refused["text"], daemon.clock_disagrees + "; nothing was reclaimed");
+  EXPECT_EQ(refused["arguments"]["reclaimed"], 0);
+  EXPECT_EQ(daemon.commit_sizes.size(), commits) << "nothing was committed";
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Bound);
+  daemon.clock_disagrees.clear();  // the clocks agree again
+  EXPECT_EQ(daemon.ask(R"({"command": "leases-reclaim"})")["arguments"]["reclaimed"], 1);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Expired);
+}
+
 }  // namespace
 }  // namespace landlord::control

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -374,28 +375,41 @@ subnets:
   EXPECT_EQ(daemon.ask(R"({"command": "leases-reclaim"})")["arguments"]["reclaimed"], 0);
 }
 
-// A store that stops accepting writes part of the way through stops the reclaim: the answer is an
-// error that counts what is durable; what is not reclaimed yet is left for the expiry timer.
-TEST(TableScan, ReclaimStopsWhenTheStoreFails) {
-  FakeDaemon daemon(kLargePool);
+// A reclaim of every bound lease of fill()'s table, stopped by `stop` once two pieces are committed:
+// the answer, which must be an error counting those two pieces as durable, with `why` first; the
+// rest stays bound, for the expiry timer.
+void reclaim_stopped_after_two_pieces(FakeDaemon& daemon, const std::function<void()>& stop, const std::string& why) {
   fill(daemon);
   daemon.now_ += std::chrono::hours{2};  // every bound lease has ended
   const std::size_t bound = kRecords - (kRecords + 6) / 7 + 1;  // subnet 2's one too
   std::optional<Answer> answer;
   daemon.commands().handle_body(R"({"command": "leases-reclaim"})", [&](Answer response) { answer = std::move(response); });
   daemon.run_deferred([&] { return daemon.commit_sizes.size() == 2; });
-  daemon.store_up = false;
+  stop();
   daemon.run_deferred();
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->json["result"], kError);
   EXPECT_EQ(answer->json["arguments"]["reclaimed"], 2 * 1024);
-  EXPECT_EQ(answer->json["text"], "the lease store is not accepting writes; 2048 reclaimed and durable, 0 reclaimed "
-                                  "and waiting for the store");
+  EXPECT_EQ(answer->json["text"], why + "; 2048 reclaimed and durable, 0 reclaimed and waiting for the store");
+  EXPECT_EQ(daemon.commit_sizes.size(), 2u);
   std::size_t still_bound = 0;
   daemon.engine().for_each_lease([&](const lease::Lease& lease) {
     if (lease.state == lease::LeaseState::Bound) ++still_bound;
   });
   EXPECT_EQ(still_bound, bound - 2048);
+}
+
+// A store that stops accepting writes part of the way through stops the reclaim.
+TEST(TableScan, ReclaimStopsWhenTheStoreFails) {
+  FakeDaemon daemon(kLargePool);
+  reclaim_stopped_after_two_pieces(daemon, [&] { daemon.store_up = false; }, "the lease store is not accepting writes");
+}
+
+// So does a clock that stops agreeing with the shared store's (Daemon::may_end_leases).
+TEST(TableScan, ReclaimStopsWhenTheClockStopsAgreeing) {
+  FakeDaemon daemon(kLargePool);
+  const std::string why = "this server's clock is 5000 ms ahead of the shared store's, more than store.max-clock-skew 1s";
+  reclaim_stopped_after_two_pieces(daemon, [&] { daemon.clock_disagrees = why; }, why);
 }
 
 }  // namespace
