@@ -56,6 +56,14 @@ class ScratchDatabase {
   const std::string& name() const { return name_; }
   std::string url() const { return *postgres_server() + " dbname=" + name_; }
   std::string sql(const std::string& statement) const { return postgres_sql(statement, name_); }
+  // Ends every other connection to the database (as a restart does) and waits until their
+  // backends are gone, so each client's socket is closed by the time this returns.
+  void end_connections() const {
+    const std::string others = "FROM pg_stat_activity WHERE datname = '" + name_ + "' AND pid <> pg_backend_pid()";
+    sql("SELECT pg_terminate_backend(pid) " + others);
+    for (int i = 0; i < 500 && sql("SELECT count(*) " + others) != "0"; ++i) ::usleep(10'000);
+    EXPECT_EQ(sql("SELECT count(*) " + others), "0") << "backends still there";
+  }
 
  private:
   std::string name_;
