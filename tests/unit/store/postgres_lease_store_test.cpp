@@ -12,6 +12,7 @@
 #include <barrier>
 #include <thread>
 
+#include "landlord/store/open_store.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
 #include "postgres_test_support.hpp"
 #include "store_test_support.hpp"
@@ -454,31 +455,55 @@ TEST_F(PostgresLeaseStoreTest, ConnectionLostDuringACommitFailsItAndTheNextOneRe
 }
 
 // A database that stops answering (here: a table lock held by another session) fails the commit
-// at the timeout instead of hanging the commit worker; nothing of it is kept.
-TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOut) {
-  // The 500 ms bound is for the commit; opening (connect, schema check) within it can fail on a
+// at the configured timeout (store.timeout, through open_store) instead of hanging the commit
+// worker for the default 5 s; nothing of it is kept.
+TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOutAtTheConfiguredTimeout) {
+  config::StoreSection section;
+  section.type = config::StoreSection::Type::Postgresql;
+  section.url = database_.url();
+  section.timeout = std::chrono::milliseconds{400};
+  // The bound is for the commit; opening (connect, schema check) within it can fail on a
   // loaded machine, which is not what this test is about: a few tries.
-  std::unique_ptr<PostgresLeaseStore> store;
+  std::unique_ptr<LeaseStore> store;
   for (int attempt = 0; attempt < 10 && store == nullptr; ++attempt) {
-    auto opened = PostgresLeaseStore::open({.url = database_.url(), .timeout = std::chrono::milliseconds{500}});
+    auto opened = open_store(section);
     if (opened) store = std::move(*opened);
   }
   ASSERT_NE(store, nullptr);
-  commit_ok(*store, {bound_lease(1, 1)});
+  const auto commit_one = [&](std::uint32_t host) { return store->commit(std::vector{bound_lease(host, 1)}); };
+  ASSERT_TRUE(commit_one(1).has_value());
   PGconn* locker = PQconnectdb(database_.url().c_str());
   ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
   PQclear(PQexec(locker, "BEGIN"));
   PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
   const auto started = std::chrono::steady_clock::now();
-  const auto failed = store->commit(std::vector{bound_lease(2, 1)});
+  const auto failed = commit_one(2);
   const auto took = std::chrono::steady_clock::now() - started;
   ASSERT_FALSE(failed.has_value());
   EXPECT_NE(failed.error().message.find("timed out"), std::string::npos) << failed.error().message;
-  EXPECT_LT(took, std::chrono::seconds{3});
+  EXPECT_GE(took, std::chrono::milliseconds{390});
+  EXPECT_LT(took, std::chrono::milliseconds{2500});  // the 400 ms, not the default 5 s
   PQclear(PQexec(locker, "ROLLBACK"));
   PQfinish(locker);
-  EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
+  const auto written = commit_one(2);
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(*written, std::vector{WriteResult::Written});
   EXPECT_EQ(load_all(*store).size(), 2u);
+}
+
+// store.timeout reaches both connections a server opens: the store's and its change feed's.
+TEST(PostgresOptionsTest, TakeTheSectionsTimeoutAndNotify) {
+  config::StoreSection section;
+  section.type = config::StoreSection::Type::Postgresql;
+  section.url = "host=/nowhere dbname=landlord";
+  EXPECT_EQ(postgres_options(section, std::nullopt).timeout, std::chrono::seconds{5});
+  section.timeout = std::chrono::milliseconds{1500};
+  section.sync_notify = true;
+  const PostgresOptions options = postgres_options(section, Ipv4(198, 18, 0, 2));
+  EXPECT_EQ(options.url, section.url);
+  EXPECT_EQ(options.timeout, std::chrono::milliseconds{1500});
+  EXPECT_EQ(options.writer, Ipv4(198, 18, 0, 2));
+  EXPECT_TRUE(options.notify);
 }
 
 // Tests that act on the whole database server (restart it, change a server-wide setting) run
