@@ -262,6 +262,7 @@ StoreSection read_store(Reader& reader, const Field* field) {
   StoreSection store;
   if (field == nullptr) return store;
   const auto section = reader.section(*field, keys::kStore);
+  const Field* timeout_field = nullptr;
   for (const auto& entry : section.fields) {
     if (entry.name == "type") {
       const auto type = reader.scalar(entry);
@@ -299,6 +300,15 @@ StoreSection read_store(Reader& reader, const Field* field) {
       } else if (skew) {
         store.max_clock_skew = *skew;
       }
+    } else if (entry.name == "timeout") {
+      timeout_field = &entry;
+      const auto timeout = reader.parsed(entry, parse_duration);
+      if (timeout && (*timeout < StoreSection::kMinTimeout || *timeout > StoreSection::kMaxTimeout)) {
+        reader.error(entry.mark(), "'timeout' must be between " + format_duration(StoreSection::kMinTimeout) +
+                                       " and " + format_duration(StoreSection::kMaxTimeout));
+      } else if (timeout) {
+        store.timeout = *timeout;
+      }
     } else if (entry.name == "path") {
       const auto path = reader.scalar(entry);
       if (path && path->empty()) {
@@ -321,6 +331,12 @@ StoreSection read_store(Reader& reader, const Field* field) {
   }
   if (store.type == StoreSection::Type::Postgresql && store.url.empty()) {
     reader.error(field->mark(), "store type postgresql needs 'url' (a libpq connection URI)");
+  }
+  // A local SQLite file has no round trip to bound: its one wait, for another writer's lock, is
+  // short and fixed (lease-store.md). A key that would do nothing is refused, not ignored.
+  if (timeout_field != nullptr && store.type != StoreSection::Type::Postgresql) {
+    reader.error(timeout_field->mark(), std::string("'timeout' applies only to store type postgresql, not ") +
+                                            to_string(store.type));
   }
   return store;
 }

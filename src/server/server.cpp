@@ -1024,7 +1024,7 @@ int run(config::Config config, const ServerOptions& options) {
   std::unique_ptr<store::PostgresLeaseStore> feed;
   store::ChangeCursor feed_start;
   if (config.store.type == config::StoreSection::Type::Postgresql) {
-    auto opened_feed = store::PostgresLeaseStore::open({.url = config.store.url, .writer = config.server.server_id});
+    auto opened_feed = store::PostgresLeaseStore::open(store::postgres_options(config.store, config.server.server_id));
     auto cursor = opened_feed ? (*opened_feed)->now()
                               : Expected<store::ChangeCursor, store::StoreError>(
                                     unexpected(opened_feed.error()));

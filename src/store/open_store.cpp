@@ -18,13 +18,19 @@ Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::Store
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }
     case config::StoreSection::Type::Postgresql: {
-      auto opened = PostgresLeaseStore::open(PostgresOptions{
-          .url = section.url, .writer = writer, .notify = section.sync_notify});
+      auto opened = PostgresLeaseStore::open(postgres_options(section, writer));
       if (!opened) return unexpected(opened.error());
       return std::unique_ptr<LeaseStore>(std::move(*opened));
     }
   }
   return unexpected(StoreError{StoreError::Kind::Other, "unknown store type"});
+}
+
+PostgresOptions postgres_options(const config::StoreSection& section, std::optional<Ipv4> writer) {
+  return PostgresOptions{.url = section.url,
+                         .timeout = section.timeout,
+                         .writer = writer,
+                         .notify = section.sync_notify};
 }
 
 std::string describe_store(const config::StoreSection& section) {

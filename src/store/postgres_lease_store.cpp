@@ -157,9 +157,9 @@ Expected<std::unique_ptr<PostgresLeaseStore>, StoreError> PostgresLeaseStore::op
 std::uint64_t PostgresLeaseStore::reconnects() const { return connection_->connects - 1; }
 
 Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
-  if (connection_->handle != nullptr && PQstatus(connection_->handle.get()) == CONNECTION_OK) {
-    return {};
-  }
+  // A connection the server closed meanwhile (it restarted, failed over, ended our backend) is
+  // replaced now rather than spending the call on it.
+  if (connection_->handle != nullptr && detail::still_open(connection_->handle.get())) return {};
   connection_->handle.reset();
   const Deadline deadline = deadline_after(options_.timeout);
   auto connected = detail::connect(options_.url, name_, deadline);

@@ -112,6 +112,17 @@ Expected<PgConnection, StoreError> connect(const std::string& url, std::string_v
   return connection;
 }
 
+bool still_open(PGconn* connection) {
+  // A bounded number of reads: a closing server's message and its end of file can take two.
+  for (int read = 0; read < 4 && PQstatus(connection) == CONNECTION_OK; ++read) {
+    pollfd descriptor{PQsocket(connection), POLLIN, 0};
+    if (descriptor.fd < 0) return false;
+    if (::poll(&descriptor, 1, 0) <= 0) break;  // nothing sent: as open as we can tell
+    if (PQconsumeInput(connection) == 0) return false;
+  }
+  return PQstatus(connection) == CONNECTION_OK;
+}
+
 Expected<void, StoreError> flush(PGconn* connection, std::string_view name, Deadline deadline) {
   for (;;) {
     const int pending = PQflush(connection);

@@ -39,6 +39,12 @@ StoreError::Kind error_kind(std::string_view sqlstate);
 Expected<PgConnection, StoreError> connect(const std::string& url, std::string_view name,
                                            Deadline deadline);
 
+// Whether an idle connection is still usable, found without waiting: reads whatever the server
+// sent since the last call (at a shutdown or a backend's termination: its last message, then the
+// end of the socket) and asks libpq. False: the server closed it, so a statement sent on it
+// could only fail. A server that vanished without closing (a host gone) still looks alive.
+bool still_open(PGconn* connection);
+
 // Sends everything buffered, reading meanwhile so the server never blocks on a full socket.
 Expected<void, StoreError> flush(PGconn* connection, std::string_view name, Deadline deadline);
 // The next result (nullptr between queries), waiting at most until `deadline`.

@@ -9,6 +9,8 @@
 #                                   waits for it to flush every commit before answering COMMIT
 #                                   (synchronous_standby_names = '*', set on the primary only)
 #   postgres_cluster.sh promote DIR the replica in DIR becomes a primary (pg_ctl promote)
+#   postgres_cluster.sh restart DIR stop the cluster in DIR as a crash does (immediate: every
+#                                   connection is closed) and start it again, data kept
 # Connect with: postgresql:///landlord?host=DIR&user=landlord
 # LANDLORD_PG_CLOCK_OFFSET=+30s (start): the cluster's clock runs that far off the host's
 # (libfaketime preloaded into the server only), for tests of servers whose clocks disagree.
@@ -84,6 +86,10 @@ case $action in
       >/dev/null
     ;;
   promote) as_owner "$bin/pg_ctl" -D "$dir/data" -w -t 30 promote >/dev/null ;;
+  restart)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 20 stop >/dev/null
+    start_server
+    ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop|promote DIR, or $0 replica PRIMARY_DIR DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|promote|restart DIR, or $0 replica PRIMARY_DIR DIR" >&2; exit 2 ;;
 esac

@@ -203,6 +203,12 @@ struct StoreSection {
   // postgresql: the most this server's clock may differ from the database's (checked at start and
   // every kClockCheckInterval); above it the server answers nobody until they agree again.
   Duration max_clock_skew = std::chrono::seconds{1};
+  // postgresql: the longest a commit, a load or a poll waits for the database (and opening a
+  // connection); past it the call fails and the connection is dropped. A timed-out commit is not
+  // acknowledged and its records are retried. SQLite has no such key (sections.cpp).
+  Duration timeout = std::chrono::seconds{5};
+  static constexpr Duration kMinTimeout = std::chrono::milliseconds{100};
+  static constexpr Duration kMaxTimeout = std::chrono::minutes{1};
   std::uint32_t batch_max = 256;                       // leases per group commit at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
 };

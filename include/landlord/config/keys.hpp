@@ -19,7 +19,7 @@ inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-i
                                                "discover-max-wait", "classless-default-route"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
                                               "sync-interval", "batch-max", "batch-wait",
-                                              "max-clock-skew", "sync-notify"};
+                                              "max-clock-skew", "sync-notify", "timeout"};
 inline constexpr std::string_view kLease[] = {"time", "renew", "rebind", "offer-hold",
                                               "decline-hold", "min", "max"};
 // An `options:` map takes any name of the option catalogue (config/option_catalogue.hpp, checked

@@ -7,6 +7,7 @@
 #include "landlord/config/config.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/lease_store.hpp"
+#include "landlord/store/postgres_lease_store.hpp"
 
 namespace landlord::store {
 
@@ -14,6 +15,10 @@ namespace landlord::store {
 // none for tools that write as no server (imports).
 Expected<std::unique_ptr<LeaseStore>, StoreError> open_store(const config::StoreSection& section,
                                                            std::optional<Ipv4> writer = std::nullopt);
+
+// The PostgreSQL settings of a `type: postgresql` section: the store's, and the change feed's
+// connection's, so both wait on the database for as long as `timeout` says.
+PostgresOptions postgres_options(const config::StoreSection& section, std::optional<Ipv4> writer);
 
 // The store for messages, without secrets: the file, or "postgresql database D on HOST".
 std::string describe_store(const config::StoreSection& section);

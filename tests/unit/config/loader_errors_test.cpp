@@ -86,6 +86,21 @@ subnets: [{subnet: 198.18.0.0/24}]
 subnets: [{subnet: 198.18.0.0/24}]
 )",
      {"t.yaml:1:74: 'max-clock-skew' must be between 10ms and 10m"}},
+    {"PostgresqlTimeoutIsBounded",
+     R"(store: {type: postgresql, url: "postgresql:///landlord", timeout: 50ms}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:67: 'timeout' must be between 100ms and 1m"}},
+    {"PostgresqlTimeoutNeedsAUnit",
+     R"(store: {type: postgresql, url: "postgresql:///landlord", timeout: 5}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:67: 'timeout': '5' has no unit (is it seconds or milliseconds?); use an integer and a unit: 90s, 10m, 12h, 7d"}},
+    {"TimeoutIsOnlyForPostgresql",
+     R"(store: {timeout: 2s, type: sqlite, path: /tmp/l.db}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:18: 'timeout' applies only to store type postgresql, not sqlite"}},
     {"PeersNeedTheServersIdAndASharedStore",
      R"(peers: {servers: [198.18.0.1, 198.18.0.2, 198.18.0.1], answer-all-after: 1500ms}
 subnets: [{subnet: 198.18.0.0/24}]

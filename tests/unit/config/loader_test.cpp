@@ -423,7 +423,19 @@ store:
   EXPECT_EQ(config.store.sync_interval, 250ms);
   EXPECT_EQ(config.store.poll_interval(), 250ms);
   EXPECT_FALSE(config.store.sync_notify);
+  EXPECT_EQ(config.store.timeout, 5s);  // the default
   EXPECT_STREQ(to_string(config.store.type), "postgresql");
+}
+
+TEST(Loader, ReadsAPostgresqlStoresTimeout) {
+  const auto timeout = [](const std::string& value) {
+    return load_ok("subnets: [{subnet: 198.18.0.0/24}]\nstore: {type: postgresql, url: \"postgresql:///l\", timeout: " +
+                   value + "}\n").store.timeout;
+  };
+  EXPECT_EQ(timeout("750ms"), 750ms);
+  EXPECT_EQ(timeout("100ms"), 100ms);
+  EXPECT_EQ(timeout("1m"), 60s);
+  EXPECT_EQ(timeout("2s500ms"), 2500ms);
 }
 
 // sync-notify: polling stays, as the fallback, every 1 s unless sync-interval says otherwise.

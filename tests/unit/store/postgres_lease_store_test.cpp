@@ -12,6 +12,7 @@
 #include <barrier>
 #include <thread>
 
+#include "landlord/store/open_store.hpp"
 #include "landlord/store/postgres_lease_store.hpp"
 #include "postgres_test_support.hpp"
 #include "store_test_support.hpp"
@@ -339,9 +340,7 @@ TEST_F(PostgresLeaseStoreTest, ChangeFeedReloadsTheWholeTableAfterAReconnect) {
   EXPECT_TRUE(blind->records.empty());
   EXPECT_FALSE(blind->reloaded);
 
-  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
-                database_.name() + "' AND pid <> pg_backend_pid()");
-  EXPECT_FALSE(reader->changes_since(ahead).has_value());  // the connection is gone
+  database_.end_connections();  // the next poll finds its connection closed and reconnects first
   auto reloaded = reader->changes_since(ahead);
   ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
   EXPECT_TRUE(reloaded->reloaded);
@@ -402,13 +401,14 @@ TEST_F(PostgresLeaseStoreTest, AListenerListensAgainAfterAReconnect) {
   ASSERT_TRUE(cursor.has_value());
   const int wake = ::eventfd(0, EFD_CLOEXEC);
   ASSERT_GE(wake, 0);
-  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
-                database_.name() + "' AND pid <> pg_backend_pid()");
+  database_.end_connections();
   const auto killed = std::chrono::steady_clock::now();
   EXPECT_FALSE(listener->await_notification(std::chrono::seconds{10}, wake).has_value());
   EXPECT_LT(std::chrono::steady_clock::now() - killed, std::chrono::seconds{5});
-  EXPECT_FALSE((*writer)->commit(std::vector{bound_lease(1, 1)}).has_value());  // its connection too
-  commit_ok(**writer, {bound_lease(1, 1)});  // while nobody listens: this notification is lost
+  // The writer's connection was ended too: its next commit reconnects first and is written,
+  // while nobody listens: this notification is lost.
+  commit_ok(**writer, {bound_lease(1, 1)});
+  EXPECT_EQ((*writer)->reconnects(), 1u);
   auto reloaded = listener->changes_since(*cursor);
   ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
   EXPECT_TRUE(reloaded->reloaded);
@@ -420,17 +420,34 @@ TEST_F(PostgresLeaseStoreTest, AListenerListensAgainAfterAReconnect) {
   ::close(wake);
 }
 
-// The connection dies under the store (the database restarted, a proxy dropped it): the commit
-// fails, nothing of it is kept, and the next one reconnects.
-TEST_F(PostgresLeaseStoreTest, LostConnectionFailsTheCommitAndTheNextOneReconnects) {
+// The connection dies under a commit (the database restarted, a proxy dropped it, while the
+// commit waited for a row lock): the commit fails, nothing of it is kept, and the next one
+// reconnects.
+TEST_F(PostgresLeaseStoreTest, ConnectionLostDuringACommitFailsItAndTheNextOneReconnects) {
   auto store = open();
   ASSERT_NE(store, nullptr);
   commit_ok(*store, {bound_lease(1, 1)});
-  database_.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
-                database_.name() + "' AND pid <> pg_backend_pid()");
-  const auto failed = store->commit(std::vector{bound_lease(2, 1)});
-  ASSERT_FALSE(failed.has_value());
-  EXPECT_EQ(failed.error().kind, StoreError::Kind::Io) << failed.error().message;
+  PGconn* locker = PQconnectdb(database_.url().c_str());
+  ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
+  PQclear(PQexec(locker, "BEGIN"));
+  PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
+  std::optional<Expected<std::vector<WriteResult>, StoreError>> failed;
+  std::thread committer([&] { failed = store->commit(std::vector{bound_lease(2, 1)}); });
+  // Its backend, once it waits for the lock, is ended.
+  std::string pid;
+  for (int i = 0; i < 200 && pid.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    pid = database_.sql("SELECT pid FROM pg_stat_activity WHERE datname = '" + database_.name() +
+                        "' AND wait_event_type = 'Lock'");
+  }
+  if (!pid.empty()) database_.sql("SELECT pg_terminate_backend(" + pid + ")");
+  committer.join();
+  PQclear(PQexec(locker, "ROLLBACK"));
+  PQfinish(locker);
+  ASSERT_FALSE(pid.empty()) << "the commit never waited for the lock";
+  ASSERT_TRUE(failed.has_value());
+  ASSERT_FALSE(failed->has_value());
+  EXPECT_EQ(failed->error().kind, StoreError::Kind::Io) << failed->error().message;
   EXPECT_EQ(database_.sql("SELECT count(*) FROM leases"), "1");
   EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
   EXPECT_EQ(store->reconnects(), 1u);
@@ -438,40 +455,60 @@ TEST_F(PostgresLeaseStoreTest, LostConnectionFailsTheCommitAndTheNextOneReconnec
 }
 
 // A database that stops answering (here: a table lock held by another session) fails the commit
-// at the timeout instead of hanging the commit worker; nothing of it is kept.
-TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOut) {
-  // The 500 ms bound is for the commit; opening (connect, schema check) within it can fail on a
+// at the configured timeout (store.timeout, through open_store) instead of hanging the commit
+// worker for the default 5 s; nothing of it is kept.
+TEST_F(PostgresLeaseStoreTest, StalledDatabaseTimesTheCommitOutAtTheConfiguredTimeout) {
+  config::StoreSection section;
+  section.type = config::StoreSection::Type::Postgresql;
+  section.url = database_.url();
+  section.timeout = std::chrono::milliseconds{400};
+  // The bound is for the commit; opening (connect, schema check) within it can fail on a
   // loaded machine, which is not what this test is about: a few tries.
-  std::unique_ptr<PostgresLeaseStore> store;
+  std::unique_ptr<LeaseStore> store;
   for (int attempt = 0; attempt < 10 && store == nullptr; ++attempt) {
-    auto opened = PostgresLeaseStore::open({.url = database_.url(), .timeout = std::chrono::milliseconds{500}});
+    auto opened = open_store(section);
     if (opened) store = std::move(*opened);
   }
   ASSERT_NE(store, nullptr);
-  commit_ok(*store, {bound_lease(1, 1)});
+  const auto commit_one = [&](std::uint32_t host) { return store->commit(std::vector{bound_lease(host, 1)}); };
+  ASSERT_TRUE(commit_one(1).has_value());
   PGconn* locker = PQconnectdb(database_.url().c_str());
   ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
   PQclear(PQexec(locker, "BEGIN"));
   PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
   const auto started = std::chrono::steady_clock::now();
-  const auto failed = store->commit(std::vector{bound_lease(2, 1)});
+  const auto failed = commit_one(2);
   const auto took = std::chrono::steady_clock::now() - started;
   ASSERT_FALSE(failed.has_value());
   EXPECT_NE(failed.error().message.find("timed out"), std::string::npos) << failed.error().message;
-  EXPECT_LT(took, std::chrono::seconds{3});
+  EXPECT_GE(took, std::chrono::milliseconds{390});
+  EXPECT_LT(took, std::chrono::milliseconds{2500});  // the 400 ms, not the default 5 s
   PQclear(PQexec(locker, "ROLLBACK"));
   PQfinish(locker);
-  EXPECT_EQ(commit_ok(*store, {bound_lease(2, 1)}), std::vector{WriteResult::Written});
+  const auto written = commit_one(2);
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(*written, std::vector{WriteResult::Written});
   EXPECT_EQ(load_all(*store).size(), 2u);
 }
 
-// A primary whose synchronous standby is gone: synchronous_standby_names names a standby that
-// is not there, so every COMMIT waits for it (in a cluster of this test's own: the setting is the
-// whole server's). A commit times out and is not acknowledged. One whose wait is cancelled
-// (pg_cancel_backend: an operator, a tool ending long queries) is answered "COMMIT" by PostgreSQL
-// with only a WARNING: committed on the primary, maybe on no standby. It is not acknowledged
-// either; once the standby setting is met again, its retry is written.
-class PostgresSynchronousStandbyTest : public ::testing::Test {
+// store.timeout reaches both connections a server opens: the store's and its change feed's.
+TEST(PostgresOptionsTest, TakeTheSectionsTimeoutAndNotify) {
+  config::StoreSection section;
+  section.type = config::StoreSection::Type::Postgresql;
+  section.url = "host=/nowhere dbname=landlord";
+  EXPECT_EQ(postgres_options(section, std::nullopt).timeout, std::chrono::seconds{5});
+  section.timeout = std::chrono::milliseconds{1500};
+  section.sync_notify = true;
+  const PostgresOptions options = postgres_options(section, Ipv4(198, 18, 0, 2));
+  EXPECT_EQ(options.url, section.url);
+  EXPECT_EQ(options.timeout, std::chrono::milliseconds{1500});
+  EXPECT_EQ(options.writer, Ipv4(198, 18, 0, 2));
+  EXPECT_TRUE(options.notify);
+}
+
+// Tests that act on the whole database server (restart it, change a server-wide setting) run
+// a cluster of their own, started and removed by tests/support/postgres_cluster.sh.
+class PostgresOwnClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* script = std::getenv("LANDLORD_TEST_POSTGRES_CLUSTER");
@@ -479,16 +516,29 @@ class PostgresSynchronousStandbyTest : public ::testing::Test {
       GTEST_FAIL() << "LANDLORD_TEST_POSTGRES_CLUSTER is not set: run through ctest";
     }
     script_ = script;
-    dir_ = "/tmp/llsw-" + std::to_string(::getpid());
-    ASSERT_EQ(std::system((script_ + " start " + dir_ + " >/dev/null").c_str()), 0);
+    dir_ = "/tmp/llpg-" + std::to_string(::getpid());
+    ASSERT_EQ(cluster("start"), 0);
     started_ = true;
   }
   void TearDown() override {
     if (!started_) return;
-    const int stopped = std::system((script_ + " stop " + dir_ + " >/dev/null 2>&1").c_str());
-    EXPECT_EQ(stopped, 0);
+    EXPECT_EQ(cluster("stop"), 0);
+  }
+  // postgres_cluster.sh ACTION on this test's cluster; its exit status.
+  int cluster(const std::string& action) const {
+    return std::system((script_ + " " + action + " " + dir_ + " >/dev/null 2>&1").c_str());
   }
   std::string url() const { return "host=" + dir_ + " user=landlord dbname=landlord"; }
+  // A store with commit timeout `timeout`; opening within it can fail on a loaded machine,
+  // which is not what these tests are about: a few tries.
+  std::unique_ptr<PostgresLeaseStore> open(std::chrono::milliseconds timeout) const {
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      auto opened = PostgresLeaseStore::open({.url = url(), .timeout = timeout});
+      if (opened) return std::move(*opened);
+    }
+    ADD_FAILURE() << "could not open the store";
+    return nullptr;
+  }
   // One statement on a connection of its own; the first value of the first row, "" if none.
   std::string sql(const std::string& statement) const {
     PGconn* connection = PQconnectdb(url().c_str());
@@ -507,6 +557,38 @@ class PostgresSynchronousStandbyTest : public ::testing::Test {
     PQfinish(connection);
     return value;
   }
+
+  std::string script_, dir_;
+  bool started_ = false;
+};
+
+// The database server restarts (a crash, a failover to it) while the store is idle: the store
+// finds its connection closed before the next commit and connects again first, so that commit
+// is written on its first try instead of failing on the dead connection and waiting for a retry.
+class PostgresRestartTest : public PostgresOwnClusterTest {};
+
+TEST_F(PostgresRestartTest, TheFirstCommitAfterARestartIsWrittenAtOnce) {
+  auto store = open(std::chrono::seconds{5});
+  ASSERT_NE(store, nullptr);
+  auto written = store->commit(std::vector{bound_lease(1, 1)});
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  ASSERT_EQ(cluster("restart"), 0);
+  written = store->commit(std::vector{bound_lease(2, 1)});
+  ASSERT_TRUE(written.has_value()) << "the first commit after the restart failed: "
+                                   << written.error().message;
+  EXPECT_EQ(*written, std::vector{WriteResult::Written});
+  EXPECT_EQ(store->reconnects(), 1u);
+  EXPECT_EQ(sql("SELECT count(*) FROM leases"), "2");
+}
+
+// A primary whose synchronous standby is gone: synchronous_standby_names names a standby that
+// is not there, so every COMMIT waits for it (in a cluster of this test's own: the setting is the
+// whole server's). A commit times out and is not acknowledged. One whose wait is cancelled
+// (pg_cancel_backend: an operator, a tool ending long queries) is answered "COMMIT" by PostgreSQL
+// with only a WARNING: committed on the primary, maybe on no standby. It is not acknowledged
+// either; once the standby setting is met again, its retry is written.
+class PostgresSynchronousStandbyTest : public PostgresOwnClusterTest {
+ protected:
   void require_standby(const std::string& names) {
     sql("ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
     sql("SELECT pg_reload_conf()");
@@ -515,17 +597,10 @@ class PostgresSynchronousStandbyTest : public ::testing::Test {
     }
     ASSERT_EQ(sql("SHOW synchronous_standby_names"), names);
   }
-
-  std::string script_, dir_;
-  bool started_ = false;
 };
 
 TEST_F(PostgresSynchronousStandbyTest, ACommitNotConfirmedByTheStandbyIsNotAcknowledged) {
-  std::unique_ptr<PostgresLeaseStore> store;
-  for (int attempt = 0; attempt < 10 && store == nullptr; ++attempt) {
-    auto opened = PostgresLeaseStore::open({.url = url(), .timeout = std::chrono::milliseconds{1500}});
-    if (opened) store = std::move(*opened);
-  }
+  auto store = open(std::chrono::milliseconds{1500});
   ASSERT_NE(store, nullptr);
   auto written = store->commit(std::vector{bound_lease(1, 1)});
   ASSERT_TRUE(written.has_value()) << written.error().message;

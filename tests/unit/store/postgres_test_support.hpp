@@ -56,6 +56,18 @@ class ScratchDatabase {
   const std::string& name() const { return name_; }
   std::string url() const { return *postgres_server() + " dbname=" + name_; }
   std::string sql(const std::string& statement) const { return postgres_sql(statement, name_); }
+  // Ends every other connection to the database (as a restart does) and waits until those
+  // backends are gone, so each client's socket is closed by the time this returns (a client
+  // may have connected again meanwhile).
+  void end_connections() const {
+    const std::string pids = sql("SELECT coalesce(string_agg(pid::text, ','), '') FROM pg_stat_activity WHERE datname = '" +
+                                 name_ + "' AND pid <> pg_backend_pid()");
+    if (pids.empty()) return;
+    sql("SELECT pg_terminate_backend(pid) FROM unnest('{" + pids + "}'::int[]) AS pid");
+    const std::string left = "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY('{" + pids + "}'::int[])";
+    for (int i = 0; i < 500 && sql(left) != "0"; ++i) ::usleep(10'000);
+    EXPECT_EQ(sql(left), "0") << "backends still there";
+  }
 
  private:
   std::string name_;
