@@ -11,9 +11,9 @@
 //
 // A failing store (at the start of a piece: Daemon::counters().store_healthy false), the
 // caller's own condition failing at the start of a piece (`may_go_on`: leases-reclaim's clock
-// check, Daemon::may_end_leases) or a piece whose commit fails stops it: no further piece is made, what was changed stays changed (and is
-// written when the store recovers: the durability machine keeps it), and `finish` is told the
-// first reason, once every piece made is answered.
+// check, Daemon::may_end_leases) or a piece whose commit fails stops it: no further piece is
+// made, what was changed stays changed (and is written when the store recovers: the durability
+// machine keeps it), and `finish` is told the first reason, once every piece made is answered.
 #include <cstddef>
 #include <functional>
 #include <string>
