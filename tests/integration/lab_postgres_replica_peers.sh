@@ -88,6 +88,9 @@ waiting=$(on "$PGDIR" "select count(*) filter (where wait_event = 'SyncRep') || 
                               count(*) filter (where wait_event_type = 'Lock')
                        from pg_stat_activity where backend_type = 'client backend'")
 note "commits waiting for the standby cancelled at 2 s: $cancelled; backends on the primary waiting for it at 8 s: ${waiting% *}, for a lock: ${waiting#* }"
+# The servers may recover before pg_ctl's -w returns (the standby streams before pg_ctl has
+# seen it ready): recovery is looked for after the start began, the ACKs "while away" before it.
+standby_starting_ms=$(date +%s%3N)
 pg_ctl_as_owner -D "$STANDBY/data" -l "$STANDBY/server.log" -w -t 30 \
   -o "-c listen_addresses='' -c unix_socket_directories='$STANDBY' -c max_connections=60" \
   start >/dev/null || fail "cannot restart the standby"
@@ -134,7 +137,7 @@ log_ms() {
 
 # ---- 1: while the standby was away ----
 grace=1000  # a commit the standby confirmed just before it went is ACKed just after
-window="\$1 > $((standby_gone_ms + grace)) && \$1 < $standby_back_ms"
+window="\$1 > $((standby_gone_ms + grace)) && \$1 < $standby_starting_ms"
 grants_while_away=$(awk "$window && \$2 == \"grant\"" "$WORK/acks.txt" | wc -l)
 extended_while_away=$(awk "$window && \$2 != \"grant\"" "$WORK/acks.txt" | wc -l)
 # Renewals answered with what is left of the stored lease (no write): logged at most once per
@@ -149,7 +152,7 @@ note "standby away $((standby_back_ms - standby_gone_ms)) ms: $grants_while_away
 ((extended_while_away == 0)) || fail "$extended_while_away leases extended while the synchronous standby was away"
 ((timed_out_a > 0 && timed_out_b > 0)) || fail "a server logged no commit timing out while the standby was away"
 for side in a b; do
-  recovered=$(log_ms "$side" ' store recovered: ' "$standby_back_ms")
+  recovered=$(log_ms "$side" ' store recovered: ' "$standby_starting_ms")
   [[ -n $recovered ]] || fail "landlord $side did not recover after the standby came back"
 done
 
