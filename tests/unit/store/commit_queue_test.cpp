@@ -24,8 +24,10 @@ class GatedStore final : public LeaseStore {
       std::span<const lease::Lease> batch) override {
     std::unique_lock lock(mutex_);
     ++entered_;
+    ++held_;
     changed_.notify_all();
     changed_.wait(lock, [this] { return gate_open_; });
+    --held_;  // under the lock since the entry when the gate was open: never seen as held
     batch_sizes_.push_back(batch.size());
     return inner_.commit(batch);
   }
@@ -45,6 +47,11 @@ class GatedStore final : public LeaseStore {
     std::lock_guard lock(mutex_);
     return batch_sizes_;
   }
+  // Commits waiting at the closed gate now.
+  std::size_t held() {
+    std::lock_guard lock(mutex_);
+    return held_;
+  }
   MemoryLeaseStore& inner() { return inner_; }
 
  private:
@@ -56,7 +63,7 @@ class GatedStore final : public LeaseStore {
   std::mutex mutex_;
   std::condition_variable changed_;
   bool gate_open_ = true;
-  std::size_t entered_ = 0;
+  std::size_t entered_ = 0, held_ = 0;
   std::vector<std::size_t> batch_sizes_;
   MemoryLeaseStore inner_;
 };
@@ -106,6 +113,7 @@ std::vector<WriteResult> written(std::size_t count) {
   store.close_gate();
   if (!queue.submit({bound_lease(0)}, done.slot(0))) return ::testing::AssertionFailure() << "lease 0 refused";
   if (!store.wait_until_entered(1)) return ::testing::AssertionFailure() << "no commit reached the store";
+  if (store.held() != 1) return ::testing::AssertionFailure() << "lease 0's commit was not held at the gate";
   return ::testing::AssertionSuccess();
 }
 
