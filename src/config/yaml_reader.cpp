@@ -28,17 +28,22 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string_view> nearest(std::string_view word,
                                         std::span<const std::string_view> candidates) {
+  // A typo changes a few characters; beyond that the suggestion would only confuse.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::optional<std::string_view> best;
   std::size_t best_distance = 0;
   for (const auto candidate : candidates) {
+    // The distance is at least the difference in length: a candidate that cannot be within the
+    // limit (or beat the best so far) is not measured, so a long unknown key costs little.
+    const std::size_t length_gap = word.size() > candidate.size() ? word.size() - candidate.size()
+                                                                  : candidate.size() - word.size();
+    if (length_gap > limit || (best && length_gap >= best_distance)) continue;
     const auto distance = edit_distance(word, candidate);
     if (!best || distance < best_distance) {
       best = candidate;
       best_distance = distance;
     }
   }
-  // A typo changes a few characters; beyond that the suggestion would only confuse.
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   if (best && best_distance <= limit && best_distance < word.size()) return best;
   return std::nullopt;
 }
