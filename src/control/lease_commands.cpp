@@ -27,6 +27,16 @@ bool refuse_if_store_down(Daemon& daemon, const Reply& reply) {
   return true;
 }
 
+// Changes that end a holder's lease (lease4-del, lease4-wipe, leases-reclaim) keep the expiry
+// timer's rule (Daemon::may_end_leases: not while this server's clock disagrees with a shared
+// store's, or has not been compared with it yet): refused up front, nothing changed.
+bool refuse_if_may_not_end_leases(Daemon& daemon, const Reply& reply, const std::string& nothing, Json arguments) {
+  auto allowed = daemon.may_end_leases();
+  if (allowed) return false;
+  reply(answer(kError, allowed.error() + "; " + nothing, std::move(arguments)));
+  return true;
+}
+
 void commit_then_answer(Daemon& daemon, engine::Outcome change, std::string success, Json arguments,
                         Reply reply) {
   daemon.commit(std::move(change), [success = std::move(success), arguments = std::move(arguments),
@@ -93,6 +103,9 @@ std::optional<engine::AdminLease> read_admin_lease(Arguments& args) {
   return lease;
 }
 
+// lease4-add and lease4-update end nobody's lease, so Daemon::may_end_leases does not govern them:
+// the engine refuses an address another client holds, past its end or not (it is free once
+// reclaimed, which that rule governs), and an update extends the client's own lease.
 void grant(Daemon& daemon, const Json& arguments, bool update, Reply reply) {
   Arguments args{arguments};
   const auto request = read_admin_lease(args);
@@ -159,6 +172,7 @@ void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Re
     if (!lookup.error.empty()) return reply(answer(kError, lookup.error));
     if (!lookup.lease) return reply(answer(kEmpty, "IPv4 lease not found."));
     if (refuse_if_store_down(daemon, reply)) return;
+    if (refuse_if_may_not_end_leases(daemon, reply, "nothing was changed", nullptr)) return;
     // The engine decides on the address as it is now, whatever the scan read.
     auto change = daemon.engine().admin_revoke(lookup.lease->address, daemon.now());
     if (!change) return reply(answer(result_of(change.error().kind), change.error().reason));
@@ -169,9 +183,10 @@ void lease4_del(Daemon& daemon, TableScanner& scanner, const Json& arguments, Re
 // Every bound or declined lease of one subnet revoked; needs "confirm": true. The candidates are
 // found by a scan (in pieces between packets), then revoked in pieces (change_in_pieces.hpp: a
 // piece per turn of the event loop, each committed as soon as it is made, at most
-// kPiecesAtTheStore at the store); the answer comes once every piece is durable. A failing store
-// stops it: what was revoked stays revoked (and is written when the store recovers), the rest is
-// left as it was, and the answer says how many of each.
+// kPiecesAtTheStore at the store); the answer comes once every piece is durable. A failing store,
+// or this server's clock ceasing to agree with a shared store's (Daemon::may_end_leases), stops
+// it: what was revoked stays revoked (and is written when the store recovers), the rest is left
+// as it was, and the answer says how many of each.
 void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply) {
   Arguments args{arguments};
   const auto subnet = args.number("subnet-id", 1, kMaxSubnetId, true);
@@ -185,6 +200,7 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
                                     ": repeat with \"confirm\": true"));
   }
   if (refuse_if_store_down(daemon, reply)) return;
+  if (refuse_if_may_not_end_leases(daemon, reply, "nothing was revoked", {{"deleted", 0}})) return;
   auto wipe = std::make_shared<Wipe>();
   wipe->subnet_id = static_cast<std::uint32_t>(*subnet);
   scanner.scan(
@@ -207,7 +223,8 @@ void lease4_wipe(Daemon& daemon, TableScanner& scanner, const Json& arguments, R
               }
               return wipe->next == wipe->addresses.size();
             },
-            [wipe, reply](const PiecesDone& done) { answer_wipe(*wipe, done, reply); });
+            [wipe, reply](const PiecesDone& done) { answer_wipe(*wipe, done, reply); },
+            [&daemon] { return daemon.may_end_leases(); });
       });
 }
 
@@ -223,9 +240,7 @@ void leases_reclaim(Daemon& daemon, TableScanner&, const Json& arguments, Reply 
   const auto remove = args.flag("remove");
   if (args.failed()) return reply(answer(kError, args.error()));
   if (refuse_if_store_down(daemon, reply)) return;
-  if (auto allowed = daemon.may_end_leases(); !allowed) {
-    return reply(answer(kError, allowed.error() + "; nothing was reclaimed", {{"reclaimed", 0}}));
-  }
+  if (refuse_if_may_not_end_leases(daemon, reply, "nothing was reclaimed", {{"reclaimed", 0}})) return;
   std::string kept;
   if (remove.value_or(false)) kept = " Records are kept: landlord never removes one (its fencing token lives on).";
   change_in_pieces(

@@ -283,10 +283,10 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
              "This server's clock minus the shared store's, at the last reading (0 without one).",
              counters.clock_offset_seconds);
   out.single("landlord_store_clock_agrees", "gauge",
-             "1 while this server's clock is within store.max-clock-skew of the shared store's.",
+             "1 while this server's clock is within store.max-clock-skew of the shared store's (0 before the first reading).",
              counters.clock_agrees ? 1 : 0);
   out.single("landlord_dropped_clock_skew_total", "counter",
-             "Requests not answered while this server's clock disagreed with the shared store's.",
+             "Requests not answered while this server's clock disagreed with the shared store's, or before the first reading.",
              static_cast<double>(counters.dropped_clock_skew));
   out.single("landlord_store_backlog_records", "gauge", "Records waiting for a failing store.",
              static_cast<double>(counters.commit_backlog));

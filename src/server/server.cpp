@@ -27,6 +27,7 @@
 #include "landlord/engine/admission.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
+#include "landlord/server/clock_agreement.hpp"
 #include "landlord/server/commit_pipeline.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/links.hpp"
@@ -84,11 +85,6 @@ durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress
 }
 
 // "30000 ms behind", "12 ms ahead of": this server's clock against the shared store's.
-std::string offset_text(Duration offset) {
-  const bool behind = offset < Duration{0};
-  return fmt::format("{} ms {}", (behind ? -offset : offset).count(), behind ? "behind" : "ahead of");
-}
-
 bool same_control(const config::ControlSection& a, const config::ControlSection& b) {
   const auto endpoint = [](const config::ControlSection& section) {
     return section.listen ? std::optional{std::pair{section.listen->address, section.listen->port}}
@@ -119,6 +115,7 @@ class Server final : public control::Daemon {
         signals_(io, SIGTERM, SIGINT, SIGHUP),
         metrics_(metrics),
         heartbeat_(io, notifier_, [this] { return status_line(engine_.pool_usage()); }),
+        clock_check_(config_.store.type == config::StoreSection::Type::Postgresql, config_.store.max_clock_skew),
         admission_(config_, holds(lease::LeaseState::Offered), holds(lease::LeaseState::Bound)) {
     signals_.add(SIGUSR1);
     socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
@@ -208,7 +205,7 @@ class Server final : public control::Daemon {
       ++dropped_view_stale_;
       return;
     }
-    if (!clock_agrees_) {  // our lease ends would not be the other servers'
+    if (!clock_check_.agrees()) {  // our lease ends might not be the other servers' (clock_agreement.hpp)
       ++dropped_clock_skew_;
       return;
     }
@@ -749,9 +746,9 @@ class Server final : public control::Daemon {
     counters.view_sync_failures = view_sync_failures_;
     counters.view_records_learned = engine_.counters().learned;
     counters.dropped_view_stale = dropped_view_stale_;
-    counters.clock_agrees = clock_agrees_;
+    counters.clock_agrees = clock_check_.agrees();
     counters.clock_offset_seconds =
-        clock_offset_ ? std::chrono::duration<double>(*clock_offset_).count() : 0.0;
+        clock_check_.offset() ? std::chrono::duration<double>(*clock_check_.offset()).count() : 0.0;
     counters.dropped_clock_skew = dropped_clock_skew_;
     std::copy(std::begin(admission_.counters().refused), std::end(admission_.counters().refused),
               counters.admission_refused.begin());
@@ -790,44 +787,31 @@ class Server final : public control::Daemon {
     }
     view_current_ = false;
   }
-  // This server's clock against the shared store's (view_sync.hpp). Beyond store.max-clock-skew
-  // the lease ends it writes and the expiries it computes are not the other servers': it
-  // answers nobody and ends no lease until the clocks agree again (docs/lease-store.md, "Clocks").
+  // This server's clock against the shared store's (view_sync.hpp, clock_agreement.hpp).
   void clock_read(store::PostgresLeaseStore::ClockReading reading) {
-    const bool first = !clock_offset_;
-    clock_offset_ = reading.offset;
-    const bool agrees = (reading.offset < Duration{0} ? -reading.offset : reading.offset) <=
-                        config_.store.max_clock_skew;
-    if (first && agrees) {
-      spdlog::info("this server's clock is {} the shared store's (round trip {} ms; "
-                   "store.max-clock-skew {})",
-                   offset_text(reading.offset), reading.round_trip.count(),
-                   config::format_duration(config_.store.max_clock_skew));
+    switch (clock_check_.read(reading.offset)) {
+      case ClockAgreement::Change::None: return;
+      case ClockAgreement::Change::Disagrees:
+        spdlog::error("{}: not answering requests nor ending leases until the clocks agree (check "
+                      "NTP on this host and the database's)",
+                      clock_check_.disagreement());
+        return;
+      case ClockAgreement::Change::FirstAgrees:
+        spdlog::info("this server's clock is {} the shared store's (round trip {} ms; "
+                     "store.max-clock-skew {}): answering and ending leases",
+                     offset_text(reading.offset), reading.round_trip.count(),
+                     config::format_duration(clock_check_.max_skew()));
+        break;
+      case ClockAgreement::Change::AgreesAgain:
+        spdlog::info("this server's clock agrees with the shared store's again ({}): answering again",
+                     offset_text(reading.offset));
+        break;
     }
-    if (agrees == clock_agrees_) return;
-    clock_agrees_ = agrees;
-    if (!agrees) {
-      spdlog::error("{}: not answering requests nor ending leases until the clocks agree (check "
-                    "NTP on this host and the database's)",
-                    clock_disagreement());
-    } else {
-      spdlog::info("this server's clock agrees with the shared store's again ({}): answering again",
-                   offset_text(reading.offset));
-      reclaim();
-    }
+    reclaim();  // what ended before this reading
   }
-  // The one rule for ending leases by this server's clock, the expiry timer's and leases-reclaim's:
-  // a clock off the shared store's would end leases the other servers still count as bound.
-  Expected<void, std::string> may_end_leases() const override {
-    if (clock_agrees_) return {};
-    return unexpected(clock_disagreement() + ": this server ends no lease until the clocks agree");
-  }
-  // "this server's clock is N ms behind the shared store's, more than store.max-clock-skew 1s".
-  std::string clock_disagreement() const {
-    return fmt::format("this server's clock is {} the shared store's, more than store.max-clock-skew {}",
-                       offset_text(clock_offset_.value_or(Duration{0})),
-                       config::format_duration(config_.store.max_clock_skew));
-  }
+  // The one rule for ending leases by this server's clock, the expiry timer's and the control
+  // API's (leases-reclaim, lease4-del, lease4-wipe).
+  Expected<void, std::string> may_end_leases() const override { return clock_check_.may_end_leases(); }
   void view_recovered() {
     view_current_ = true;
     spdlog::info("shared store reachable again: the view is reloaded ({} records learned in all); "
@@ -980,8 +964,7 @@ class Server final : public control::Daemon {
       send_log_, view_log_;
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
-  bool clock_agrees_ = true;               // within store.max-clock-skew of the shared store
-  std::optional<Duration> clock_offset_;   // the last reading (local minus the database's)
+  ClockAgreement clock_check_;  // with the shared store's: unknown until the first reading
   std::uint64_t dropped_clock_skew_ = 0;
   engine::Admission admission_;
   std::optional<FrameSources> frames_;  // when a subnet verifies chaddr or limits per source, and CAP_NET_RAW allows

@@ -51,11 +51,13 @@ void ViewSync::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ViewSync::check_clock() {
+bool ViewSync::check_clock() {
   // A failed read is the connection's: the poll on it reports that.
-  if (auto reading = feed_->clock_offset(local_now_); reading && handlers_.clock) {
+  auto reading = feed_->clock_offset(local_now_);
+  if (reading && handlers_.clock) {
     boost::asio::post(io_, [clock = handlers_.clock, read = *reading] { clock(read); });
   }
+  return reading.has_value();
 }
 
 bool ViewSync::wait_for_next(Duration wait, bool& notified) {
@@ -80,7 +82,7 @@ bool ViewSync::wait_for_next(Duration wait, bool& notified) {
 void ViewSync::run() {
   bool failing = false;
   bool notified = false;
-  std::optional<std::chrono::steady_clock::time_point> clock_checked;
+  std::optional<std::chrono::steady_clock::time_point> clock_checked;  // the last reading that worked
   // LISTEN before the first poll: a commit after that poll's snapshot is then announced. A
   // failure here is the connection's, which the first poll reports (and its reconnect listens).
   if (listen_) (void)feed_->listen();
@@ -90,8 +92,9 @@ void ViewSync::run() {
       if (stopping_) break;
     }
     const auto now = std::chrono::steady_clock::now();
-    if (!clock_checked || now - *clock_checked >= kClockCheckInterval) {
-      check_clock();
+    // A failed reading is tried again before the next poll, not kClockCheckInterval later:
+    // until a first one works the server answers nobody (clock_agreement.hpp).
+    if ((!clock_checked || now - *clock_checked >= kClockCheckInterval) && check_clock()) {
       clock_checked = now;
     }
     last_poll_ = std::chrono::steady_clock::now();

@@ -4,8 +4,10 @@
 # tests/support/postgres_cluster.sh, LANDLORD_PG_CLOCK_OFFSET). With the default
 # store.max-clock-skew (1 s) landlord must log the disagreement, show it in /metrics
 # (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0), answer no
-# client at all and refuse leases-reclaim saying why; restarted with max-clock-skew: 1m on the
-# same cluster, it serves them all.
+# client at all, refuse leases-reclaim and lease4-del saying why, and not reclaim a lease that
+# ended while it was down, not even before its first reading of the cluster's clock (it used to,
+# at once at start); restarted with max-clock-skew: 1m on the same cluster, it reclaims that lease
+# and serves every client.
 # No namespaces: landlord on 127.0.0.1, landlord-sim as a relay agent (198.18.0.0/16 clients).
 # Usage: clock_skew.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
@@ -75,6 +77,17 @@ run_clients() {
   jq -r '.leases_acquired' "$WORK/report-$1.json"
 }
 
+lease_state() {  # Kea's state of 198.18.1.200: 0 bound, 2 expired and reclaimed
+  ask '{"command": "lease4-get", "arguments": {"ip-address": "198.18.1.200"}}' | jq -r '.arguments.state'
+}
+
+# 0. A 4 s lease added within the limit, left to end while landlord is down.
+start_landlord "max-clock-skew: 1m"
+added=$(ask '{"command": "lease4-add", "arguments": {"ip-address": "198.18.1.200", "hw-address": "02:00:00:00:00:aa", "valid-lft": 4}}')
+[[ $(jq .result <<<"$added") == 0 ]] || fail "lease4-add: ${added}"
+landlord_stop_and_check
+sleep 5
+
 # 1. The default limit (1 s): the 30 s disagreement stops landlord from answering.
 start_landlord ""
 sleep 1  # the first clock reading comes with the change feed's first poll
@@ -96,6 +109,13 @@ echo "leases-reclaim: ${reclaim}"
 [[ $(jq .result <<<"$reclaim") == 1 ]] || fail "leases-reclaim was not refused: ${reclaim}"
 jq -r .text <<<"$reclaim" | grep -Eq "^this server's clock is [0-9]+ ms behind the shared store's, more than store.max-clock-skew 1s" ||
   fail "leases-reclaim's refusal does not say why: ${reclaim}"
+# The lease that ended while landlord was down stays bound: no expiry by a clock 30 s off, not
+# even in the moment between the start and the first reading.
+[[ $(lease_state) == 0 ]] || fail "the ended lease was reclaimed by a server whose clock is 30 s off (state $(lease_state))"
+grep -q "expire 198.18.1.200" "$WORK/landlord.log" && fail "landlord logged the lease's expiry"
+revoke=$(ask '{"command": "lease4-del", "arguments": {"ip-address": "198.18.1.200"}}')
+[[ $(jq .result <<<"$revoke") == 1 ]] && jq -r .text <<<"$revoke" | grep -q "more than store.max-clock-skew 1s" ||
+  fail "lease4-del was not refused for the clock: ${revoke}"
 landlord_stop_and_check
 
 # 2. The same cluster, a limit above the skew: every client is served.
@@ -103,6 +123,7 @@ start_landlord "max-clock-skew: 1m"
 sleep 1
 agrees=$(metric landlord_store_clock_agrees)
 [[ $agrees == 1 ]] || fail "landlord_store_clock_agrees is ${agrees} within max-clock-skew 1m"
+[[ $(lease_state) == 2 ]] || fail "the ended lease was not reclaimed once the clocks agree (state $(lease_state))"
 [[ $(ask '{"command": "leases-reclaim"}' | jq .result) == 0 ]] || fail "leases-reclaim refused within max-clock-skew 1m"
 leased=$(run_clients 32)
 echo "max-clock-skew 1m: clients leased: ${leased} of 20"

@@ -41,8 +41,8 @@ struct DaemonCounters {
   std::uint64_t view_records_learned = 0;
   std::uint64_t dropped_view_stale = 0;  // requests not answered while the view was not current
   // A shared store: this server's clock minus the database's at the last reading (0: none yet, or
-  // a store of its own), whether that is within store.max-clock-skew, and requests not answered
-  // while it was not.
+  // a store of its own), whether that is within store.max-clock-skew (false before the first
+  // reading: server/clock_agreement.hpp), and requests not answered while it was not.
   double clock_offset_seconds = 0;
   bool clock_agrees = true;
   std::uint64_t dropped_clock_skew = 0;
@@ -87,7 +87,8 @@ class Daemon {
 
   // Whether this server may end leases by its own clock now, or why not: not while a shared
   // store's clock and this server's disagree beyond store.max-clock-skew (its lease ends would
-  // not be the other servers'). The expiry timer and leases-reclaim both ask.
+  // not be the other servers'), nor before they were first compared. The expiry timer,
+  // leases-reclaim, lease4-del and lease4-wipe ask.
   virtual Expected<void, std::string> may_end_leases() const = 0;
 
   // SIGHUP's reload: the file re-read and checked; on error the running config stays.

@@ -10,7 +10,8 @@
 // reconnects); the first poll that works again returns every row changed since the last good
 // one, which is the reload of the view. docs/lease-store.md, "Several servers".
 // On the same thread and connection it reads the database's clock against this server's, at
-// the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks").
+// the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks"); a reading
+// that fails is tried again before the next poll.
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -62,7 +63,7 @@ class ViewSync {
 
  private:
   void run();
-  void check_clock();
+  bool check_clock();  // false: the reading failed
   // Until the next poll is due: `wait` at most, less when a notification comes (listening).
   // False when stopping.
   bool wait_for_next(Duration wait, bool& notified);

@@ -244,5 +244,62 @@ TEST(LeaseCommands, ReclaimIsRefusedWhileTheClockDisagreesWithTheSharedStore) {
   EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Expired);
 }
 
+
+const char* kBehind = "this server's clock is 30000 ms behind the shared store's, more than store.max-clock-skew 1s";
+
+// Revoking ends a holder's lease as the expiry timer does, so it keeps the same rule
+// (Daemon::may_end_leases). Before, lease4-del revoked whatever the clock.
+TEST(LeaseCommands, DelIsRefusedWhileTheClockDisagreesWithTheSharedStore) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);
+  const std::size_t commits = daemon.commit_sizes.size();
+  daemon.clock_disagrees = kBehind;
+  const auto by_address = daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": "198.18.0.150"}})");
+  EXPECT_EQ(by_address["result"], kError);
+  EXPECT_EQ(by_address["text"], std::string{kBehind} + "; nothing was changed");
+  const auto by_client = daemon.ask(
+      R"({"command": "lease4-del", "arguments": {"identifier-type": "hw-address", "identifier": "02:00:00:00:00:01", "subnet-id": 1}})");
+  EXPECT_EQ(by_client["text"], std::string{kBehind} + "; nothing was changed");
+  EXPECT_EQ(daemon.commit_sizes.size(), commits) << "nothing was committed";
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Bound);
+  daemon.clock_disagrees.clear();
+  EXPECT_EQ(daemon.ask(R"({"command": "lease4-del", "arguments": {"ip-address": "198.18.0.150"}})")["result"], kSuccess);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Released);
+}
+
+// lease4-wipe likewise, up front (a wipe stopped part of the way: table_scan_test.cpp).
+TEST(LeaseCommands, WipeIsRefusedWhileTheClockDisagreesWithTheSharedStore) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);
+  ASSERT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:02"))["result"], kSuccess);
+  const std::size_t commits = daemon.commit_sizes.size();
+  daemon.clock_disagrees = kBehind;
+  const auto refused = daemon.ask(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1, "confirm": true}})");
+  EXPECT_EQ(refused["result"], kError);
+  EXPECT_EQ(refused["text"], std::string{kBehind} + "; nothing was revoked");
+  EXPECT_EQ(refused["arguments"]["deleted"], 0);
+  EXPECT_EQ(daemon.commit_sizes.size(), commits) << "nothing was committed";
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->state, lease::LeaseState::Bound);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 151))->state, lease::LeaseState::Bound);
+}
+
+// lease4-add and lease4-update end nobody's lease, so they do not wait for the clocks: an address
+// another client holds is refused whether or not its lease is past its end (it is free only once
+// reclaimed, which the rule governs), and a client's own lease is extended, not ended.
+TEST(LeaseCommands, AddTakesNoLeaseFromAnotherHolderWhateverTheClock) {
+  FakeDaemon daemon;
+  ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01", R"(, "valid-lft": 60)"))["result"], kSuccess);
+  daemon.now_ += std::chrono::seconds{61};  // past its end, not reclaimed
+  daemon.clock_disagrees = kBehind;
+  const auto taken = daemon.ask(add("198.18.0.150", "02:00:00:00:00:02"));
+  EXPECT_EQ(taken["result"], kError);
+  EXPECT_EQ(taken["text"], "198.18.0.150 is held by another client (bound)");
+  const auto updated = daemon.ask(
+      R"({"command": "lease4-update", "arguments": {"ip-address": "198.18.0.150", "hw-address": "02:00:00:00:00:01"}})");
+  EXPECT_EQ(updated["result"], kSuccess) << updated;
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->hardware.to_string(), "02:00:00:00:00:01");
+  EXPECT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:03"))["result"], kSuccess);
+}
+
 }  // namespace
 }  // namespace landlord::control

@@ -275,29 +275,49 @@ TEST(TableScan, WipeStopsWhenAPieceIsNotTakenAndCountsEveryPiece) {
                                       "for the store, " + std::to_string(bound - 4096) + " left as they were");
 }
 
-// A store that stops accepting writes part of the way through stops the wipe: the answer is an
+// Bound leases in the table (of one subnet, when given).
+std::size_t count_bound(FakeDaemon& daemon, std::optional<std::uint32_t> subnet_id = std::nullopt) {
+  std::size_t bound = 0;
+  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
+    if ((!subnet_id || lease.subnet_id == *subnet_id) && lease.state == lease::LeaseState::Bound) ++bound;
+  });
+  return bound;
+}
+
+const std::string kClockAhead =
+    "this server's clock is 5000 ms ahead of the shared store's, more than store.max-clock-skew 1s";
+
+// The wipe of fill()'s leases, stopped by `stop` (for `why`) after three pieces: the answer is an
 // error that says how many were revoked and durable, and the rest are left as they were.
-TEST(TableScan, WipeStopsWhenTheStoreFails) {
-  FakeDaemon daemon(kLargePool);
+void wipe_stopped_after_three_pieces(FakeDaemon& daemon, const std::function<void()>& stop, const std::string& why) {
   fill(daemon);
   const std::size_t bound = kRecords - (kRecords + 6) / 7;
   std::optional<Answer> answer;
   daemon.commands().handle_body(R"({"command": "lease4-wipe", "arguments": {"subnet-id": 1, "confirm": true}})",
                                 [&](Answer response) { answer = std::move(response); });
   daemon.run_deferred([&] { return daemon.commit_sizes.size() == 3; });
-  daemon.store_up = false;
+  stop();
   daemon.run_deferred();
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->json["result"], kError);
   EXPECT_EQ(answer->json["arguments"]["deleted"], 3 * 1024);
-  EXPECT_EQ(answer->json["text"], "the lease store is not accepting writes; of " + std::to_string(bound) +
+  EXPECT_EQ(answer->json["text"], why + "; of " + std::to_string(bound) +
                                       " lease(s) in subnet 1, 3072 revoked and durable, 0 revoked and waiting for "
                                       "the store, " + std::to_string(bound - 3072) + " left as they were");
-  std::size_t still_bound = 0;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (lease.subnet_id == 1 && lease.state == lease::LeaseState::Bound) ++still_bound;
-  });
-  EXPECT_EQ(still_bound, bound - 3072);
+  EXPECT_EQ(count_bound(daemon, 1), bound - 3072);
+}
+
+// A store that stops accepting writes part of the way through stops the wipe.
+TEST(TableScan, WipeStopsWhenTheStoreFails) {
+  FakeDaemon daemon(kLargePool);
+  wipe_stopped_after_three_pieces(daemon, [&] { daemon.store_up = false; }, "the lease store is not accepting writes");
+}
+
+// So does a clock that stops agreeing with the shared store's (Daemon::may_end_leases): revoking
+// ends leases, as the expiry timer does. Before, the wipe went on regardless.
+TEST(TableScan, WipeStopsWhenTheClockStopsAgreeing) {
+  FakeDaemon daemon(kLargePool);
+  wipe_stopped_after_three_pieces(daemon, [&] { daemon.clock_disagrees = kClockAhead; }, kClockAhead);
 }
 
 // leases-reclaim of 100,000 expired leases goes the wipe's way (change_in_pieces.hpp): pieces of
@@ -392,11 +412,7 @@ void reclaim_stopped_after_two_pieces(FakeDaemon& daemon, const std::function<vo
   EXPECT_EQ(answer->json["arguments"]["reclaimed"], 2 * 1024);
   EXPECT_EQ(answer->json["text"], why + "; 2048 reclaimed and durable, 0 reclaimed and waiting for the store");
   EXPECT_EQ(daemon.commit_sizes.size(), 2u);
-  std::size_t still_bound = 0;
-  daemon.engine().for_each_lease([&](const lease::Lease& lease) {
-    if (lease.state == lease::LeaseState::Bound) ++still_bound;
-  });
-  EXPECT_EQ(still_bound, bound - 2048);
+  EXPECT_EQ(count_bound(daemon), bound - 2048);
 }
 
 // A store that stops accepting writes part of the way through stops the reclaim.
@@ -408,8 +424,7 @@ TEST(TableScan, ReclaimStopsWhenTheStoreFails) {
 // So does a clock that stops agreeing with the shared store's (Daemon::may_end_leases).
 TEST(TableScan, ReclaimStopsWhenTheClockStopsAgreeing) {
   FakeDaemon daemon(kLargePool);
-  const std::string why = "this server's clock is 5000 ms ahead of the shared store's, more than store.max-clock-skew 1s";
-  reclaim_stopped_after_two_pieces(daemon, [&] { daemon.clock_disagrees = why; }, why);
+  reclaim_stopped_after_two_pieces(daemon, [&] { daemon.clock_disagrees = kClockAhead; }, kClockAhead);
 }
 
 }  // namespace
