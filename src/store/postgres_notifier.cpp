@@ -25,18 +25,23 @@ bool PostgresNotifier::claim() {
   std::lock_guard lock(mutex_);
   if (now - last_ < interval_) return false;
   last_ = now;
+  carrying_ = true;
   return true;
 }
 
 void PostgresNotifier::finished(bool carried, bool committed) {
-  if (!committed) return;  // nothing acknowledged; a commit of unknown outcome is the poll's
   {
     std::lock_guard lock(mutex_);
-    owed_ = !carried;
-    if (carried) ++counts_.carried;
-    owed_since_ = std::chrono::steady_clock::now();
+    if (carried) carrying_ = false;
+    // A commit that failed acknowledged nothing (one of unknown outcome is the poll's), and
+    // owes nothing; a debt before it stays.
+    if (committed) {
+      owed_ = !carried;
+      if (carried) ++counts_.carried;
+      owed_since_ = std::chrono::steady_clock::now();
+    }
   }
-  if (!carried) wake_.notify_one();
+  wake_.notify_one();  // a debt, or the end of a commit the notifier waited for
 }
 
 PostgresLeaseStore::NotificationCounts PostgresNotifier::counts() const {
@@ -52,8 +57,15 @@ void PostgresNotifier::run() {
     // coming, one of them carries the next NOTIFY (claim()) and pays the debt, and no NOTIFY
     // costs a transaction of its own. A stop sends what is owed at once: the listeners learn
     // this server's last commits now rather than at their fallback poll.
-    while (owed_ && !stopping_ && std::chrono::steady_clock::now() < owed_since_ + interval_) {
-      wake_.wait_until(lock, owed_since_ + interval_);
+    // Nor while a commit that carries a NOTIFY is on its way: it pays the debt if it commits.
+    while (owed_ && !stopping_) {
+      if (carrying_) {
+        wake_.wait(lock);
+        continue;
+      }
+      const auto due = owed_since_ + interval_;
+      if (std::chrono::steady_clock::now() >= due) break;
+      wake_.wait_until(lock, due);
     }
     if (owed_) {
       owed_ = false;

@@ -56,6 +56,7 @@ class PostgresNotifier {
   std::chrono::steady_clock::time_point last_{};  // the last NOTIFY sent or claimed; guarded
   std::chrono::steady_clock::time_point owed_since_{};  // the last commit without one; guarded
   bool owed_ = false;                             // guarded by mutex_
+  bool carrying_ = false;  // a commit that claimed the NOTIFY is on its way; guarded by mutex_
   bool stopping_ = false;                         // guarded by mutex_
   PostgresLeaseStore::NotificationCounts counts_;  // guarded by mutex_
   std::thread thread_;  // last: starts after every member above exists

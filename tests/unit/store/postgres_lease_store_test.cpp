@@ -39,6 +39,13 @@ class PostgresLeaseStoreTest : public ::testing::Test {
     EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
     return store ? std::move(*store) : nullptr;
   }
+  // Another server's store (server-id 198.18.0.1) that NOTIFYs at most once per `interval`.
+  std::unique_ptr<PostgresLeaseStore> notifying_writer(std::chrono::milliseconds interval) {
+    auto store = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 1},
+                                           .notify = true, .notify_interval = interval});
+    EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+    return store ? std::move(*store) : nullptr;
+  }
   static std::vector<WriteResult> commit_ok(PostgresLeaseStore& store, std::vector<lease::Lease> batch) {
     auto results = store.commit(batch);
     EXPECT_TRUE(results.has_value()) << (results ? "" : results.error().message);
@@ -431,12 +438,11 @@ class NotificationLog {
 // commit, and learn the other nine only from its fallback poll.
 TEST_F(PostgresLeaseStoreTest, ABurstIsNotifiedAtItsFirstCommitAndAgainAfterItsLast) {
   const auto interval = std::chrono::milliseconds{1000};
-  auto writer = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 1},
-                                          .notify = true, .notify_interval = interval});
-  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
   NotificationLog log{database_.url()};
   const auto began = std::chrono::steady_clock::now();
-  for (std::uint32_t index = 1; index <= 10; ++index) commit_ok(**writer, {bound_lease(index, 1)});
+  for (std::uint32_t index = 1; index <= 10; ++index) commit_ok(*writer, {bound_lease(index, 1)});
   const auto ended = std::chrono::steady_clock::now();
   ASSERT_LT(ended - began, interval / 2) << "the burst is no burst on this machine now";
   const auto arrivals = log.collect(began + interval + std::chrono::seconds{2});
@@ -444,14 +450,48 @@ TEST_F(PostgresLeaseStoreTest, ABurstIsNotifiedAtItsFirstCommitAndAgainAfterItsL
   EXPECT_LT(arrivals[0], began + interval / 2);
   EXPECT_GE(arrivals[1], began + interval);  // not before the interval since the first is over
   EXPECT_GT(arrivals[1], ended);
-  EXPECT_EQ((*writer)->notifications().trailing, 1u);
+  EXPECT_EQ(writer->notifications().trailing, 1u);
   // A commit after a quiet interval carries its NOTIFY at once again, and owes nothing.
   const auto committed = std::chrono::steady_clock::now();
-  commit_ok(**writer, {bound_lease(11, 1)});
+  commit_ok(*writer, {bound_lease(11, 1)});
   const auto next = log.collect(std::chrono::steady_clock::now() + interval + std::chrono::milliseconds{500});
   ASSERT_EQ(next.size(), 1u);
   EXPECT_LT(next[0] - committed, interval / 2);
-  EXPECT_EQ((*writer)->notifications().trailing, 1u);
+  EXPECT_EQ(writer->notifications().trailing, 1u);
+}
+
+// A commit carrying a NOTIFY pays the debt of the commits before it, so no trailing NOTIFY goes
+// while it is on its way: here it waits for a table lock past the moment the debt fell due, and
+// the listener hears one notification for both, after it commits (with the trailing one sent
+// meanwhile: three).
+TEST_F(PostgresLeaseStoreTest, ACommitCarryingTheNotifyPaysForTheOnesBeforeIt) {
+  using namespace std::chrono_literals;
+  const auto interval = std::chrono::milliseconds{400};
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
+  NotificationLog log{database_.url()};
+  const auto began = std::chrono::steady_clock::now();
+  commit_ok(*writer, {bound_lease(1, 1)});  // carries one
+  std::this_thread::sleep_until(began + interval / 2);
+  commit_ok(*writer, {bound_lease(2, 1)});  // owes one, due an interval after it
+  const auto owed = std::chrono::steady_clock::now();
+  ASSERT_LT(owed - began, interval) << "the second commit came after the interval";
+  std::this_thread::sleep_until(began + interval + 50ms);
+  PGconn* locker = PQconnectdb(database_.url().c_str());
+  ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
+  PQclear(PQexec(locker, "BEGIN"));
+  PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
+  std::thread committer([&] { commit_ok(*writer, {bound_lease(3, 1)}); });  // carries one
+  std::this_thread::sleep_until(owed + interval + 400ms);
+  const auto released = std::chrono::steady_clock::now();
+  PQclear(PQexec(locker, "ROLLBACK"));
+  PQfinish(locker);
+  committer.join();
+  const auto arrivals = log.collect(std::chrono::steady_clock::now() + interval + 500ms);
+  ASSERT_EQ(arrivals.size(), 2u) << "the first commit's and the third's; no trailing one";
+  EXPECT_GT(arrivals[1], released);
+  EXPECT_EQ(writer->notifications().carried, 2u);
+  EXPECT_EQ(writer->notifications().trailing, 0u);
 }
 
 // A burst of 100 back-to-back commits notifies at most once per interval (50 ms here), plus the
@@ -459,16 +499,15 @@ TEST_F(PostgresLeaseStoreTest, ABurstIsNotifiedAtItsFirstCommitAndAgainAfterItsL
 TEST_F(PostgresLeaseStoreTest, ABurstOfCommitsNotifiesAtMostOncePerInterval) {
   const auto interval = std::chrono::milliseconds{50};
   constexpr std::uint32_t kCommits = 100;
-  auto writer = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 1},
-                                          .notify = true, .notify_interval = interval});
-  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
   NotificationLog log{database_.url()};
   const auto began = std::chrono::steady_clock::now();
-  for (std::uint32_t index = 1; index <= kCommits; ++index) commit_ok(**writer, {bound_lease(index, 1)});
+  for (std::uint32_t index = 1; index <= kCommits; ++index) commit_ok(*writer, {bound_lease(index, 1)});
   const auto ended = std::chrono::steady_clock::now();
   const auto arrivals = log.collect(ended + 4 * interval + std::chrono::milliseconds{500});
   const auto intervals = static_cast<std::size_t>((ended - began) / interval);
-  const auto sent = (*writer)->notifications();
+  const auto sent = writer->notifications();
   std::printf("%u commits in %.0f ms: %zu notifications (%llu carried, %llu trailing)\n", kCommits,
               std::chrono::duration<double, std::milli>(ended - began).count(), arrivals.size(),
               static_cast<unsigned long long>(sent.carried), static_cast<unsigned long long>(sent.trailing));
