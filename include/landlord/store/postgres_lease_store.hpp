@@ -35,9 +35,9 @@ struct PostgresOptions {
   // connection (src/store/postgres_notifier.hpp).
   bool notify = false;
   // Not a configuration key: kNotifyInterval bounds what coalescing adds to a listener's lag;
-  // tests widen it to make a burst certain. 25 ms, measured (bench/feed_lag.sh, load: one
-  // listener): 1.19 transactions per commit and lag p50/p99 16/37 ms; 10 ms: 1.64 and 7/20 ms;
-  // 50 ms: 1.09 and 32/67 ms; uncoalesced 2.13 and 8/21 ms; polling every 100 ms 1.03 and
+  // tests widen it to make a burst certain. 25 ms, measured (bench/feed_lag.sh, load, one
+  // listener): 1.19-1.29 transactions per commit, lag p50/p99 15-16/32-37 ms; 10 ms: 1.64,
+  // 7/20 ms; 50 ms: 1.09, 32/67 ms; uncoalesced 2.13, 8/21 ms; polling every 100 ms 1.03,
   // 53/111 ms.
   std::chrono::milliseconds notify_interval = kNotifyInterval;
   static constexpr std::chrono::milliseconds kNotifyInterval{25};
