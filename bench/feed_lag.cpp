@@ -3,15 +3,17 @@
 // PostgresLeaseStore commits --writes transactions of --batch leases, --gap-ms apart (0: back to
 // back, the load case), as another server's ACKs would; a server::ViewSync, the daemon's own
 // feed thread, polls every --interval-ms on a connection of its own (mode poll), or listens and
-// polls on each notification besides (mode notify; the writer then NOTIFYs in every commit), and
+// polls on each notification besides (mode notify; the writer then NOTIFYs, at most once per
+// --notify-interval-ms, PostgresOptions::notify_interval, and after the last commit), and
 // posts what it finds to an io_context. Mode none: the writer alone, the baseline for the
 // database's cost. The lag of a commit is from its commit returning (the other server could ACK)
 // to its first row reaching this server's loop. Then the feed runs --idle-s seconds with no
 // writes. The caller reads the cluster's CPU time (/proc) and transactions around a run.
 //   feed_lag URL [--mode poll|notify|none] [--interval-ms 100] [--writes 400] [--gap-ms 23]
-//                [--batch 1] [--idle-s 10]
+//                [--batch 1] [--idle-s 10] [--notify-interval-ms 10]
 // Prints one line: mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms
-// lag_max_ms polls notified_polls (lags -1 when nothing was written or mode none).
+// lag_max_ms polls notified_polls notifies (lags -1 when nothing was written or mode none;
+// notifies: the writer's NOTIFYs, carried by its commits or sent alone after them).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -76,7 +78,7 @@ double percentile(std::vector<double> values, double fraction) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: feed_lag URL [--mode poll|notify|none] [--interval-ms N] [--writes N] "
-                         "[--gap-ms N] [--batch N] [--idle-s N]\n");
+                         "[--gap-ms N] [--batch N] [--idle-s N] [--notify-interval-ms N]\n");
     return 2;
   }
   const std::string url = argv[1];
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
   const auto gap = std::chrono::milliseconds{option(argc, argv, "--gap-ms", 23)};
   const auto batch = static_cast<std::uint32_t>(std::max(1L, option(argc, argv, "--batch", 1)));
   const auto idle = std::chrono::seconds{option(argc, argv, "--idle-s", 10)};
+  const auto notify_interval = std::chrono::milliseconds{option(
+      argc, argv, "--notify-interval-ms", store::PostgresOptions::kNotifyInterval.count())};
   if (static_cast<std::uint64_t>(writes) * batch > 130'000) {
     std::fprintf(stderr, "feed_lag: at most 130000 leases (198.18.0.0/15)\n");
     return 2;
@@ -98,7 +102,7 @@ int main(int argc, char** argv) {
 
   // Two server-ids, as two servers have: the feed ignores notifications of its own server's.
   auto writer = store::PostgresLeaseStore::open(
-      {.url = url, .writer = Ipv4{198, 18, 0, 1}, .notify = notify});
+      {.url = url, .writer = Ipv4{198, 18, 0, 1}, .notify = notify, .notify_interval = notify_interval});
   auto feed = store::PostgresLeaseStore::open({.url = url, .writer = Ipv4{198, 18, 0, 2}});
   if (!writer || !feed) {
     std::fprintf(stderr, "feed_lag: %s\n", (!writer ? writer.error() : feed.error()).message.c_str());
@@ -171,6 +175,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(idle);
   }
   const std::uint64_t polls = sync ? sync->polls() : 0, notified = sync ? sync->notified_polls() : 0;
+  const auto notifications = (*writer)->notifications();
   if (sync) sync->stop();
   work.reset();
   loop.join();
@@ -185,10 +190,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "feed_lag: learned %zu of %u commits\n", lags_ms.size(), writes);
     return 1;
   }
-  std::printf("%s %lld %u %.1f %.0f %.1f %.1f %.1f %llu %llu\n", mode.c_str(),
+  std::printf("%s %lld %u %.1f %.0f %.1f %.1f %.1f %llu %llu %llu\n", mode.c_str(),
               static_cast<long long>(interval.count()), writes, write_s,
               write_s > 0 ? writes / write_s : 0.0, percentile(lags_ms, 0.5),
               percentile(lags_ms, 0.99), percentile(lags_ms, 1.0),
-              static_cast<unsigned long long>(polls), static_cast<unsigned long long>(notified));
+              static_cast<unsigned long long>(polls), static_cast<unsigned long long>(notified),
+              static_cast<unsigned long long>(notifications.carried + notifications.trailing));
   return 0;
 }

@@ -14,7 +14,9 @@
 #   bench/feed_lag.sh [BUILD_DIR] [POLL_INTERVAL_MS...]   (default build/release, 100 10)
 # FEED_LAG_PHASES (default "lag idle load") picks the phases; FEED_LAG_REPEAT (default 1) runs
 # each phase's modes that many times, interleaved; FEED_LAG_NOTIFY_INTERVAL_MS (1000) is the
-# notify mode's fallback poll; FEED_LAG_LOAD_WRITES (3000) the load's commits.
+# notify mode's fallback poll; FEED_LAG_LOAD_WRITES (3000) the load's commits;
+# FEED_LAG_NOTIFY_COALESCE_MS (unset: the store's kNotifyInterval) the writer's least gap between
+# NOTIFYs (feed_lag --notify-interval-ms).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -22,6 +24,8 @@ shift || true
 intervals=("$@")
 ((${#intervals[@]})) || intervals=(100 10)
 notify_interval=${FEED_LAG_NOTIFY_INTERVAL_MS:-1000}
+coalesce=()
+[[ -z ${FEED_LAG_NOTIFY_COALESCE_MS:-} ]] || coalesce=(--notify-interval-ms "$FEED_LAG_NOTIFY_COALESCE_MS")
 load_writes=${FEED_LAG_LOAD_WRITES:-3000}
 phases=${FEED_LAG_PHASES:-lag idle load}
 repeat=${FEED_LAG_REPEAT:-1}
@@ -67,7 +71,7 @@ measured() {
   before_ticks=$(cluster_ticks)
   started=$(date +%s%N)
   line=$("$program" "host=$pgdir user=landlord dbname=$database" --mode "$mode" \
-    --interval-ms "$interval" "$@" 2>/dev/null)
+    --interval-ms "$interval" "${coalesce[@]}" "$@" 2>/dev/null)
   ended=$(date +%s%N)
   local ticks=$(( $(cluster_ticks) - before_ticks ))
   sleep 0.5
@@ -85,7 +89,7 @@ echo "baseline (no client): cluster CPU $(( ($(cluster_ticks) - before) * 1000 /
 runs=()
 for interval in "${intervals[@]}"; do runs+=("poll $interval"); done
 runs+=("notify $notify_interval")
-header="mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls cluster_cpu_ms_per_s db_xacts_per_s cpu_ms_per_commit xacts_per_commit"
+header="mode interval_ms commits write_s commits_per_s lag_p50_ms lag_p99_ms lag_max_ms polls notified_polls notifies cluster_cpu_ms_per_s db_xacts_per_s cpu_ms_per_commit xacts_per_commit"
 for phase in $phases; do
   case $phase in
     lag) echo "## lag: 400 commits of 1 lease, 23 ms apart"; phase_runs=("${runs[@]}")

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "landlord/base/hex.hpp"
+#include "postgres_notifier.hpp"
 #include "postgres_schema.hpp"
 #include "postgres_support.hpp"
 #include "record_text.hpp"
@@ -131,6 +132,8 @@ PostgresLeaseStore::PostgresLeaseStore(PostgresOptions options, std::string name
   own_payload_ = options_.writer ? options_.writer->to_string() : std::string();
   if (options_.notify) {
     notify_sql_ = std::string("NOTIFY ") + kPostgresChangeChannel + ", '" + own_payload_ + "'";
+    notifier_ = std::make_unique<detail::PostgresNotifier>(
+        options_.url, name_, notify_sql_, options_.notify_interval, options_.timeout);
   }
 }
 
@@ -155,6 +158,10 @@ Expected<std::unique_ptr<PostgresLeaseStore>, StoreError> PostgresLeaseStore::op
 }
 
 std::uint64_t PostgresLeaseStore::reconnects() const { return connection_->connects - 1; }
+
+PostgresLeaseStore::NotificationCounts PostgresLeaseStore::notifications() const {
+  return notifier_ ? notifier_->counts() : NotificationCounts{};
+}
 
 Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
   // A connection the server closed meanwhile (it restarted, failed over, ended our backend) is
@@ -194,6 +201,17 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
   const auto send_failed = [&](std::string_view doing) {
     return fail(detail::postgres_error(connection, nullptr, name_, doing));
   };
+  // Whether this commit carries the NOTIFY (PostgresNotifier), told how it ended on every return.
+  const bool notifies = notifier_ && notifier_->claim();
+  bool committed_ok = false;
+  struct Finish {
+    detail::PostgresNotifier* notifier;
+    const bool& carried;
+    const bool& committed;
+    ~Finish() {
+      if (notifier != nullptr) notifier->finished(carried, committed);
+    }
+  } finish{notifier_.get(), notifies, committed_ok};
 
   // One pipeline: BEGIN, one conditional write per record, COMMIT, sync; one round trip.
   if (PQenterPipelineMode(connection) == 0) return send_failed("entering pipeline mode");
@@ -240,8 +258,8 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     }
   }
   // The wake-up for the other servers' feeds, delivered by PostgreSQL at the commit only.
-  if (!notify_sql_.empty() && PQsendQueryParams(connection, notify_sql_.c_str(), 0, nullptr,
-                                                nullptr, nullptr, nullptr, 0) == 0) {
+  if (notifies && PQsendQueryParams(connection, notify_sql_.c_str(), 0, nullptr, nullptr, nullptr,
+                                    nullptr, 0) == 0) {
     return send_failed("queueing the notification");
   }
   if (PQsendQueryParams(connection, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 0 ||
@@ -252,8 +270,8 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
 
   // Results come back per query, each followed by a null result; the sync ends them.
   results.reserve(batch.size());
-  const std::size_t notify_query = notify_sql_.empty() ? 0 : batch.size() + 1;
-  const std::size_t commit_query = batch.size() + 1 + (notify_sql_.empty() ? 0 : 1);
+  const std::size_t notify_query = notifies ? batch.size() + 1 : 0;
+  const std::size_t commit_query = batch.size() + 1 + (notifies ? 1 : 0);
   std::size_t query = 0;
   std::optional<StoreError> error;
   bool committed = false;
@@ -314,6 +332,7 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
                            "lease store " + name_ + ": committing: the database answered COMMIT with a warning, so " +
                                "the commit may be on this server only (not acknowledged): " + *state.warning});
   }
+  committed_ok = true;
   return results;
 }
 

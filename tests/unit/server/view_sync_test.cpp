@@ -89,9 +89,12 @@ class ViewSyncTest : public ::testing::Test {
       GTEST_FAIL() << "LANDLORD_TEST_POSTGRES is not set: run through ctest (fixture postgres)";
     }
   }
-  std::unique_ptr<store::PostgresLeaseStore> writer(bool notify) {
-    auto opened = store::PostgresLeaseStore::open(
-        {.url = database_.url(), .writer = Ipv4{198, 18, 0, 1}, .notify = notify});
+  std::unique_ptr<store::PostgresLeaseStore> writer(
+      bool notify, std::chrono::milliseconds notify_interval = store::PostgresOptions::kNotifyInterval) {
+    auto opened = store::PostgresLeaseStore::open({.url = database_.url(),
+                                                   .writer = Ipv4{198, 18, 0, 1},
+                                                   .notify = notify,
+                                                   .notify_interval = notify_interval});
     EXPECT_TRUE(opened.has_value()) << (opened ? "" : opened.error().message);
     return opened ? std::move(*opened) : nullptr;
   }
@@ -126,6 +129,31 @@ TEST_F(ViewSyncTest, AnotherServersCommitReachesTheViewOnItsNotification) {
   std::printf("lag from commit to the view: median %.1f ms, max %.1f ms\n", lags_ms[10], lags_ms[19]);
   EXPECT_GE(feed.sync().notified_polls(), 20u);
   EXPECT_LT(feed.sync().polls(), 60u);  // no polling loop: one poll per wake-up, about
+}
+
+// Ten commits back to back, well within the writer's notify interval (1 s here): only the
+// first carries a NOTIFY, and the poll it wakes may come before the others commit. The last
+// one still reaches the view within the interval and a little more, by the trailing NOTIFY, long
+// before the fallback poll (10 s).
+TEST_F(ViewSyncTest, TheLastCommitOfABurstReachesTheViewByTheTrailingNotification) {
+  const auto interval = 1000ms;
+  auto other = writer(true, interval);
+  ASSERT_NE(other, nullptr);
+  Feed feed{database_.url(), 10s, true, self_};
+  ASSERT_TRUE(feed.running());
+  wait_for_first_poll(feed.sync());
+  const auto began = Steady::now();
+  for (std::uint32_t index = 1; index <= 10; ++index) {
+    ASSERT_TRUE(other->commit(std::vector{bound_lease(index, 1)}).has_value());
+  }
+  ASSERT_LT(Steady::now() - began, interval / 2) << "the burst is no burst on this machine now";
+  const auto last = feed.seen(bound_lease(10).address, interval + 2s);
+  ASSERT_TRUE(last.has_value()) << "the burst's last commit did not reach the view";
+  EXPECT_LT(*last - began, interval + 1s);
+  for (std::uint32_t index = 1; index <= 10; ++index) {
+    EXPECT_TRUE(feed.seen(bound_lease(index).address, 100ms).has_value()) << index;
+  }
+  EXPECT_EQ(feed.sync().polls() - feed.sync().notified_polls(), 1u);  // the first only
 }
 
 // A writer that sends no NOTIFY (sync-notify off there: the notification is lost for good):

@@ -3,6 +3,7 @@
 // feed the servers learn each other's writes from, and a lost or stalled connection. The
 // conformance suite (lease_store_conformance_test.cpp) covers the rest. Runs only under the
 // ctest fixture `postgres` (postgres_test_support.hpp).
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -35,6 +36,13 @@ class PostgresLeaseStoreTest : public ::testing::Test {
   }
   std::unique_ptr<PostgresLeaseStore> open(std::chrono::milliseconds timeout = std::chrono::seconds{5}) {
     auto store = PostgresLeaseStore::open({.url = database_.url(), .timeout = timeout});
+    EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
+    return store ? std::move(*store) : nullptr;
+  }
+  // Another server's store (server-id 198.18.0.1) that NOTIFYs at most once per `interval`.
+  std::unique_ptr<PostgresLeaseStore> notifying_writer(std::chrono::milliseconds interval) {
+    auto store = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 1},
+                                           .notify = true, .notify_interval = interval});
     EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
     return store ? std::move(*store) : nullptr;
   }
@@ -388,6 +396,125 @@ TEST_F(PostgresLeaseStoreTest, ANotifyingCommitWakesAListenerAndNothingElseDoes)
   EXPECT_FALSE(await(std::chrono::seconds{10}));
   EXPECT_LT(std::chrono::steady_clock::now() - waited, std::chrono::seconds{2});
   ::close(wake);
+}
+
+// A LISTEN connection of the test's own that keeps every notification's arrival time
+// (await_notification takes all pending ones at once, so it cannot count them).
+class NotificationLog {
+ public:
+  explicit NotificationLog(const std::string& url) : connection_(PQconnectdb(url.c_str())) {
+    EXPECT_EQ(PQstatus(connection_), CONNECTION_OK) << PQerrorMessage(connection_);
+    PGresult* listened = PQexec(connection_, (std::string("LISTEN ") + kPostgresChangeChannel).c_str());
+    EXPECT_EQ(PQresultStatus(listened), PGRES_COMMAND_OK);
+    PQclear(listened);
+  }
+  ~NotificationLog() { PQfinish(connection_); }
+  NotificationLog(const NotificationLog&) = delete;
+  NotificationLog& operator=(const NotificationLog&) = delete;
+
+  // Every notification that arrives until `until`, with when it was read.
+  std::vector<std::chrono::steady_clock::time_point> collect(std::chrono::steady_clock::time_point until) {
+    std::vector<std::chrono::steady_clock::time_point> arrivals;
+    for (;;) {
+      EXPECT_EQ(PQconsumeInput(connection_), 1) << PQerrorMessage(connection_);
+      while (PGnotify* notification = PQnotifies(connection_)) {
+        arrivals.push_back(std::chrono::steady_clock::now());
+        PQfreemem(notification);
+      }
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return arrivals;
+      pollfd descriptor{PQsocket(connection_), POLLIN, 0};
+      ::poll(&descriptor, 1, static_cast<int>(left.count()));
+    }
+  }
+
+ private:
+  PGconn* connection_;
+};
+
+// store.sync-notify, coalesced: ten commits well within one notify interval (1 s here) send
+// two notifications, the first commit's own and a trailing one at the interval's end, after the
+// last commit returned. Without the trailing one a listener would hear nothing after the first
+// commit, and learn the other nine only from its fallback poll.
+TEST_F(PostgresLeaseStoreTest, ABurstIsNotifiedAtItsFirstCommitAndAgainAfterItsLast) {
+  const auto interval = std::chrono::milliseconds{1000};
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
+  NotificationLog log{database_.url()};
+  const auto began = std::chrono::steady_clock::now();
+  for (std::uint32_t index = 1; index <= 10; ++index) commit_ok(*writer, {bound_lease(index, 1)});
+  const auto ended = std::chrono::steady_clock::now();
+  ASSERT_LT(ended - began, interval / 2) << "the burst is no burst on this machine now";
+  const auto arrivals = log.collect(began + interval + std::chrono::seconds{2});
+  ASSERT_EQ(arrivals.size(), 2u) << "ten commits within the interval: their first's NOTIFY and the trailing one";
+  EXPECT_LT(arrivals[0], began + interval / 2);
+  EXPECT_GE(arrivals[1], began + interval);  // not before the interval since the first is over
+  EXPECT_GT(arrivals[1], ended);
+  EXPECT_EQ(writer->notifications().trailing, 1u);
+  // A commit after a quiet interval carries its NOTIFY at once again, and owes nothing.
+  const auto committed = std::chrono::steady_clock::now();
+  commit_ok(*writer, {bound_lease(11, 1)});
+  const auto next = log.collect(std::chrono::steady_clock::now() + interval + std::chrono::milliseconds{500});
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_LT(next[0] - committed, interval / 2);
+  EXPECT_EQ(writer->notifications().trailing, 1u);
+}
+
+// A commit carrying a NOTIFY pays the debt of the commits before it, so no trailing NOTIFY goes
+// while it is on its way: here it waits for a table lock past the moment the debt fell due, and
+// the listener hears one notification for both, after it commits (with the trailing one sent
+// meanwhile: three).
+TEST_F(PostgresLeaseStoreTest, ACommitCarryingTheNotifyPaysForTheOnesBeforeIt) {
+  using namespace std::chrono_literals;
+  const auto interval = std::chrono::milliseconds{400};
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
+  NotificationLog log{database_.url()};
+  const auto began = std::chrono::steady_clock::now();
+  commit_ok(*writer, {bound_lease(1, 1)});  // carries one
+  std::this_thread::sleep_until(began + interval / 2);
+  commit_ok(*writer, {bound_lease(2, 1)});  // owes one, due an interval after it
+  const auto owed = std::chrono::steady_clock::now();
+  ASSERT_LT(owed - began, interval) << "the second commit came after the interval";
+  std::this_thread::sleep_until(began + interval + 50ms);
+  PGconn* locker = PQconnectdb(database_.url().c_str());
+  ASSERT_EQ(PQstatus(locker), CONNECTION_OK);
+  PQclear(PQexec(locker, "BEGIN"));
+  PQclear(PQexec(locker, "LOCK TABLE leases IN ACCESS EXCLUSIVE MODE"));
+  std::thread committer([&] { commit_ok(*writer, {bound_lease(3, 1)}); });  // carries one
+  std::this_thread::sleep_until(owed + interval + 400ms);
+  const auto released = std::chrono::steady_clock::now();
+  PQclear(PQexec(locker, "ROLLBACK"));
+  PQfinish(locker);
+  committer.join();
+  const auto arrivals = log.collect(std::chrono::steady_clock::now() + interval + 500ms);
+  ASSERT_EQ(arrivals.size(), 2u) << "the first commit's and the third's; no trailing one";
+  EXPECT_GT(arrivals[1], released);
+  EXPECT_EQ(writer->notifications().carried, 2u);
+  EXPECT_EQ(writer->notifications().trailing, 0u);
+}
+
+// A burst of 100 back-to-back commits notifies at most once per interval (50 ms here), plus the
+// trailing one: far fewer notifications, each a transaction of every listener's backend.
+TEST_F(PostgresLeaseStoreTest, ABurstOfCommitsNotifiesAtMostOncePerInterval) {
+  const auto interval = std::chrono::milliseconds{50};
+  constexpr std::uint32_t kCommits = 100;
+  auto writer = notifying_writer(interval);
+  ASSERT_NE(writer, nullptr);
+  NotificationLog log{database_.url()};
+  const auto began = std::chrono::steady_clock::now();
+  for (std::uint32_t index = 1; index <= kCommits; ++index) commit_ok(*writer, {bound_lease(index, 1)});
+  const auto ended = std::chrono::steady_clock::now();
+  const auto arrivals = log.collect(ended + 4 * interval + std::chrono::milliseconds{500});
+  const auto intervals = static_cast<std::size_t>((ended - began) / interval);
+  const auto sent = writer->notifications();
+  std::printf("%u commits in %.0f ms: %zu notifications (%llu carried, %llu trailing)\n", kCommits,
+              std::chrono::duration<double, std::milli>(ended - began).count(), arrivals.size(),
+              static_cast<unsigned long long>(sent.carried), static_cast<unsigned long long>(sent.trailing));
+  EXPECT_EQ(arrivals.size(), sent.carried + sent.trailing);
+  EXPECT_GE(arrivals.size(), 1u);
+  EXPECT_LE(arrivals.size(), intervals + 2);
+  EXPECT_LT(arrivals.size(), kCommits / 4);
 }
 
 // The listener's connection dies (the database restarted): the wait says so at once, the next
