@@ -55,10 +55,11 @@ bool CommitQueue::enqueue(Submission submission) {
                     pending_.back().records.data() == pending_.back().owned.data());
     pending_records_ += cost;
     // A worker waiting for a fuller batch is not woken for each record only to wait again.
-    wake = pending_records_ >= wake_at_;
+    wake = sleeping_ && pending_records_ >= wake_at_;
+    if (wake) sleeping_ = false;
   }
   submissions_.fetch_add(1, std::memory_order_relaxed);
-  if (wake) work_ready_.notify_one();
+  if (wake) work_ready_.wake();
   return true;
 }
 
@@ -87,8 +88,9 @@ void CommitQueue::shutdown() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    sleeping_ = false;
   }
-  work_ready_.notify_one();
+  work_ready_.wake();
   if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
 }
 
@@ -105,19 +107,32 @@ CommitQueueCounters CommitQueue::counters() const {
   return counters;
 }
 
+template <typename Ready>
+void CommitQueue::sleep_until(std::unique_lock<std::mutex>& lock,
+                              std::optional<std::chrono::steady_clock::time_point> deadline,
+                              Ready ready) {
+  while (!ready() && (!deadline || std::chrono::steady_clock::now() < *deadline)) {
+    sleeping_ = true;
+    const std::uint32_t ticket = work_ready_.ticket();
+    lock.unlock();
+    work_ready_.wait(ticket, deadline);
+    lock.lock();
+    sleeping_ = false;
+  }
+}
+
 void CommitQueue::run() {
   bool previous_batch_full = false;
   std::vector<Submission> batch;  // reused: its capacity stays
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_at_ = 1;
-    work_ready_.wait(lock, [this] { return !pending_.empty() || stopping_; });
+    sleep_until(lock, std::nullopt, [this] { return !pending_.empty() || stopping_; });
     if (pending_.empty()) return;  // stopping, and everything queued is committed
     const auto now = std::chrono::steady_clock::now();
     if (const auto at = commit_at(now, previous_batch_full); at > now) {
       wake_at_ = options_.batch_max;
-      work_ready_.wait_until(lock, at,
-                             [this] { return pending_records_ >= options_.batch_max || stopping_; });
+      sleep_until(lock, at, [this] { return pending_records_ >= options_.batch_max || stopping_; });
     }
     batch.clear();
     std::size_t record_count = 0;

@@ -19,17 +19,18 @@
 //  - A submission wakes a waiting worker only when that ends its wait: the first record for an
 //    idle worker, `batch_max` records for one waiting for a batch to fill.
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
 
 #include "landlord/base/time.hpp"
 #include "landlord/store/lease_store.hpp"
+#include "landlord/store/wakeup.hpp"
 
 namespace landlord::store {
 
@@ -99,6 +100,10 @@ class CommitQueue {
   // When the worker should commit what is queued (now, or later for a fuller batch).
   std::chrono::steady_clock::time_point commit_at(std::chrono::steady_clock::time_point now,
                                                   bool previous_batch_full) const;
+  // Sleeps (the lock released) until `ready` holds, or `deadline` passes.
+  template <typename Ready>
+  void sleep_until(std::unique_lock<std::mutex>& lock,
+                   std::optional<std::chrono::steady_clock::time_point> deadline, Ready ready);
   void run();
   void commit_batch(std::vector<Submission>& batch, std::size_t record_count);
 
@@ -107,12 +112,14 @@ class CommitQueue {
   const CommitObserver observer_;
 
   mutable std::mutex mutex_;
-  std::condition_variable work_ready_;
+  Wakeup work_ready_;
   std::deque<Submission> pending_;   // guarded by mutex_
   std::size_t pending_records_ = 0;  // guarded by mutex_; empty submissions count one
   bool stopping_ = false;            // guarded by mutex_
-  // The worker waits for this many queued records (1 when idle, batch_max filling a batch).
-  std::size_t wake_at_ = 1;  // guarded by mutex_
+  // The worker sleeps (guarded by mutex_), to be woken by the submission that brings the queue
+  // to `wake_at_` records (1 when it is idle, batch_max while it waits for a batch to fill).
+  bool sleeping_ = false;
+  std::size_t wake_at_ = 1;
   // Recent arrivals: a moving average of the time between records (guarded by mutex_).
   std::chrono::steady_clock::time_point last_arrival_{};
   std::chrono::nanoseconds record_gap_ = std::chrono::seconds{1};
