@@ -72,16 +72,22 @@ void CommitQueue::note_arrival(std::chrono::steady_clock::time_point now, std::s
   last_arrival_ = now;
 }
 
+std::optional<std::chrono::nanoseconds> CommitQueue::linger() const {
+  const auto linger = std::min<std::chrono::nanoseconds>(options_.batch_linger, options_.batch_wait);
+  // At least two more records are expected within it: worth the wait.
+  if (linger <= std::chrono::nanoseconds{0} || record_gap_ * 2 > linger) return std::nullopt;
+  return linger;
+}
+
 std::chrono::steady_clock::time_point CommitQueue::commit_at(
     std::chrono::steady_clock::time_point now, bool previous_batch_full) const {
   if (stopping_ || pending_records_ >= options_.batch_max) return now;
   // Sustained load: a fuller batch costs this wait once and saves fsyncs after.
   if (previous_batch_full) return now + options_.batch_wait;
-  // Records come fast enough that at least two more are expected within the linger: the first
-  // one's ACK waits that long at most, and the transaction's fixed cost is shared.
-  const auto linger = std::min<std::chrono::nanoseconds>(options_.batch_linger, options_.batch_wait);
-  if (record_gap_ * 2 > linger) return now;
-  return pending_.front().arrived + linger;
+  // Records come fast: the oldest waits the linger from its arrival at most, and the
+  // transaction's fixed cost is shared with those behind it.
+  if (const auto wait = linger()) return pending_.front().arrived + *wait;
+  return now;
 }
 
 void CommitQueue::shutdown() {
@@ -126,11 +132,23 @@ void CommitQueue::run() {
   std::vector<Submission> batch;  // reused: its capacity stays
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_at_ = 1;
-    sleep_until(lock, std::nullopt, [this] { return !pending_.empty() || stopping_; });
+    bool ticked = false;
+    if (pending_.empty() && !stopping_) {
+      if (const auto wait = linger()) {
+        // Records come fast, so the next is due within the linger: rather than be woken by it
+        // (a futex call on the event loop's side, one on ours) and then wait for its company,
+        // wake once a linger from now and take whatever came. Nothing came: sleep until woken.
+        wake_at_ = options_.batch_max;
+        sleep_until(lock, std::chrono::steady_clock::now() + *wait,
+                    [this] { return pending_records_ >= options_.batch_max || stopping_; });
+        ticked = !pending_.empty();
+      }
+      wake_at_ = 1;
+      sleep_until(lock, std::nullopt, [this] { return !pending_.empty() || stopping_; });
+    }
     if (pending_.empty()) return;  // stopping, and everything queued is committed
     const auto now = std::chrono::steady_clock::now();
-    if (const auto at = commit_at(now, previous_batch_full); at > now) {
+    if (const auto at = commit_at(now, previous_batch_full); !ticked && at > now) {
       wake_at_ = options_.batch_max;
       sleep_until(lock, at, [this] { return pending_records_ >= options_.batch_max || stopping_; });
     }

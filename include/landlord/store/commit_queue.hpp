@@ -97,6 +97,8 @@ class CommitQueue {
   };
   bool enqueue(Submission submission);
   void note_arrival(std::chrono::steady_clock::time_point now, std::size_t records);
+  // How long a record may wait for company: records come fast, and the linger is not off.
+  std::optional<std::chrono::nanoseconds> linger() const;
   // When the worker should commit what is queued (now, or later for a fuller batch).
   std::chrono::steady_clock::time_point commit_at(std::chrono::steady_clock::time_point now,
                                                   bool previous_batch_full) const;
