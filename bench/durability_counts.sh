@@ -5,7 +5,9 @@
 # landlord-sim driving RATE new clients a second for SECONDS, and `perf stat` (software
 # tracepoints, no hardware counters needed) on the server for the run. Prints per DORA: system
 # calls in all and by name, context switches, store transactions, and the records per
-# transaction (landlord's /metrics). Nothing leaves 127.0.0.1. Needs perf, jq and curl.
+# transaction (landlord's /metrics); then the same per thread (the event loop is `landlord`,
+# the commit worker `store-commit`, the SQLite checkpointer `store-checkpt`), and the commit
+# worker's per transaction. Nothing leaves 127.0.0.1. Needs perf, jq and curl.
 #   bench/durability_counts.sh [BUILD_DIR] [RATE] [SECONDS] [STORE...]
 #                              (default build/release 4000 5 memory sqlite sqlite-tmpfs)
 set -euo pipefail
@@ -48,7 +50,7 @@ for store in "${stores[@]}"; do
   pid=${loopback_pids[-1]}
   commits_before=$(metric "$store" landlord_store_commits_total)
   records_before=$(metric "$store" landlord_store_records_written_total)
-  perf stat -x, -e "$events" -p "$pid" -o "$work/$store.perf" &
+  perf stat --per-thread -x, -e "$events" -p "$pid" -o "$work/$store.perf" &
   perf_pid=$!
   sleep 0.5
   timeout $((seconds + 60)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
@@ -61,13 +63,23 @@ for store in "${stores[@]}"; do
   next_port
   leases=$(jq '.leases_acquired' "$work/$store.json")
   awk -F, -v store="$store" -v n="$leases" -v commits="$commits" -v records="$records" '
-    $1 ~ /^[0-9]+$/ { name = $3; sub(/^syscalls:sys_enter_/, "", name); sub(/^raw_syscalls:sys_enter$/, "all syscalls", name)
-                      per[name] = $1 / n; order[++k] = name }
+    function show(label, thread, per,   i, line) {
+      line = ""
+      for (i = 1; i <= k; i++) if (count[thread, order[i]] / per >= 0.005) line = line sprintf("  %s %.2f", order[i], count[thread, order[i]] / per)
+      printf "%-12s %-26s%s\n", store, label, line
+    }
+    $2 ~ /^[0-9]+$/ {
+      thread = $1; sub(/-[0-9]+$/, "", thread); name = $4
+      sub(/^syscalls:sys_enter_/, "", name); sub(/^raw_syscalls:sys_enter$/, "syscalls", name)
+      if (!((0, name) in seen)) { seen[0, name] = 1; order[++k] = name }
+      if (!(thread in threads)) { threads[thread] = 1; names[++t] = thread }
+      count[thread, name] += $2; count["", name] += $2
+    }
     END {
       printf "%-12s %d DORAs, %.3f transactions/DORA (%.1f records each)\n", store, n,
              commits / n, (commits > 0 ? records / commits : 0)
-      line = ""
-      for (i = 1; i <= k; i++) if (per[order[i]] >= 0.005) line = line sprintf("  %s %.2f", order[i], per[order[i]])
-      printf "%-12s per DORA:%s\n", store, line
+      show("per DORA:", "", n)
+      for (i = 1; i <= t; i++) show(names[i] " per DORA:", names[i], n)
+      if (commits > 0 && ("store-commit" in threads)) show("store-commit per commit:", "store-commit", commits)
     }' "$work/$store.perf"
 done

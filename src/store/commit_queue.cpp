@@ -1,5 +1,7 @@
 #include "landlord/store/commit_queue.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace landlord::store {
@@ -128,6 +130,7 @@ void CommitQueue::sleep_until(std::unique_lock<std::mutex>& lock,
 }
 
 void CommitQueue::run() {
+  pthread_setname_np(pthread_self(), "store-commit");  // top -H, perf --per-thread
   bool previous_batch_full = false;
   std::vector<Submission> batch;  // reused: its capacity stays
   std::unique_lock lock(mutex_);

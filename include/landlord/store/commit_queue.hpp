@@ -10,14 +10,16 @@
 //  - When the worker is free and records are queued, it commits them now (no added latency),
 //    unless records arrive fast: each transaction costs a fixed share of CPU (statements, a WAL
 //    append, an fsync, thread wake-ups) that a fast disk no longer hides behind a full batch.
-//    When the recent arrival rate says more records come within `batch_linger` of the oldest
-//    queued one, the worker waits that long from its arrival (or until `batch_max`), so at
-//    thousands of records a second a transaction carries several while a light load, whose
-//    records come further apart, is committed at once as before.
+//    When the moving average of the gap between records is at most half of `batch_linger`
+//    (2,000 records/s and more by default), the worker, done with a commit, sleeps one linger
+//    and then commits whatever came (nothing came: it sleeps until woken), and records that
+//    came during a commit wait at most the linger from their arrival. So at thousands of records
+//    a second a transaction carries several, while a light load, whose records come further
+//    apart, is committed at once as before.
 //  - When the previous batch was full (sustained load) the worker waits, at most `batch_wait`,
 //    for the next batch to fill to `batch_max` before committing.
-//  - A submission wakes a waiting worker only when that ends its wait: the first record for an
-//    idle worker, `batch_max` records for one waiting for a batch to fill.
+//  - A submission wakes a sleeping worker only when that ends its sleep: the first record for
+//    an idle worker, `batch_max` records for one waiting for a batch to fill.
 #include <atomic>
 #include <cstdint>
 #include <deque>
