@@ -10,6 +10,7 @@
 # worker's per transaction. Nothing leaves 127.0.0.1. Needs perf, jq and curl.
 #   bench/durability_counts.sh [BUILD_DIR] [RATE] [SECONDS] [STORE...]
 #                              (default build/release 4000 5 memory sqlite sqlite-tmpfs)
+# STORE_KEYS adds store keys to every server's config, e.g. STORE_KEYS='batch-linger: 2ms'.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -45,7 +46,8 @@ for store in "${stores[@]}"; do
   path: $shm/$store.db" ;;
     *) echo "unknown store $store (memory, sqlite, sqlite-tmpfs)" >&2; exit 2 ;;
   esac
-  relay_config "$store" "$yaml"
+  relay_config "$store" "$yaml${STORE_KEYS:+
+  $STORE_KEYS}"
   start_landlord "$store"
   pid=${loopback_pids[-1]}
   commits_before=$(metric "$store" landlord_store_commits_total)

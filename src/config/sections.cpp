@@ -327,6 +327,13 @@ StoreSection read_store(Reader& reader, const Field* field) {
       } else if (wait) {
         store.batch_wait = *wait;
       }
+    } else if (entry.name == "batch-linger") {
+      const auto linger = reader.parsed(entry, parse_duration);
+      if (linger && *linger > kMaxBatchWait) {
+        reader.error(entry.mark(), "'batch-linger' must be at most 1s: clients retransmit after a few seconds");
+      } else if (linger) {
+        store.batch_linger = *linger;
+      }
     }
   }
   if (store.type == StoreSection::Type::Postgresql && store.url.empty()) {
