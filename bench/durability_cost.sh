@@ -11,6 +11,7 @@
 # REQUEST->ACK p99 on tmpfs is landlord's part of the p99 and the probe's is the disk's.
 #   bench/durability_cost.sh [BUILD_DIR] [RATE] [SECONDS] [ROUNDS]
 #                            (default build/release, 4000/s, 15 s, 3 rounds)
+# STORE_KEYS adds store keys to every server's config, e.g. STORE_KEYS='batch-linger: 2ms'.
 # Nothing leaves 127.0.0.1.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,7 +35,8 @@ declare -A results p99s
 run_one() {  # NAME STORE_YAML ROUND
   local name=$1 dir=$work/$1.$3
   mkdir -p "$dir"
-  relay_config "$1.$3/landlord" "$2"
+  relay_config "$1.$3/landlord" "$2${STORE_KEYS:+
+  $STORE_KEYS}"
   start_landlord "$1.$3/landlord"
   local start_cpu end_cpu leases cpu_us
   start_cpu=$(cpu_ticks "${loopback_pids[0]}")

@@ -320,12 +320,13 @@ StoreSection read_store(Reader& reader, const Field* field) {
       if (const auto value = reader.unsigned_integer(entry, 1, 65536)) {
         store.batch_max = static_cast<std::uint32_t>(*value);
       }
-    } else if (entry.name == "batch-wait") {
+    } else if (entry.name == "batch-wait" || entry.name == "batch-linger") {
       const auto wait = reader.parsed(entry, parse_duration);
       if (wait && *wait > kMaxBatchWait) {
-        reader.error(entry.mark(), "'batch-wait' must be at most 1s: clients retransmit after a few seconds");
+        reader.error(entry.mark(), "'" + std::string(entry.name) +
+                                       "' must be at most 1s: clients retransmit after a few seconds");
       } else if (wait) {
-        store.batch_wait = *wait;
+        (entry.name == "batch-wait" ? store.batch_wait : store.batch_linger) = *wait;
       }
     }
   }

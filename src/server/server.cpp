@@ -1037,6 +1037,7 @@ int run(config::Config config, const ServerOptions& options) {
   store::CommitQueueOptions queue_options;
   queue_options.batch_max = config.store.batch_max;
   queue_options.batch_wait = config.store.batch_wait;
+  queue_options.batch_linger = config.store.batch_linger;
 
   // What the store says of itself beside its commits (failed checkpoints, a reopened store),
   // logged on this loop as the store counts it: StoreWatch.

@@ -1,5 +1,7 @@
 #include "landlord/store/commit_queue.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace landlord::store {
@@ -8,6 +10,11 @@ namespace {
 std::size_t queue_cost(std::span<const lease::Lease> records) {
   return std::max<std::size_t>(1, records.size());
 }
+// The moving average of the gap between records follows a change of rate within a few dozen
+// submissions and shrugs off the bursts of a steady one; a pause counts as 1 s at most, so
+// the queue is back to batching within ~40 ms of 4,000 records/s resuming.
+constexpr int kGapSmoothing = 16;
+constexpr std::chrono::nanoseconds kLongestGap = std::chrono::seconds{1};
 }  // namespace
 
 CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options, CommitObserver observer)
@@ -19,13 +26,13 @@ CommitQueue::CommitQueue(LeaseStore& store, CommitQueueOptions options, CommitOb
 CommitQueue::~CommitQueue() { shutdown(); }
 
 bool CommitQueue::submit(std::vector<lease::Lease> records, Completion done) {
-  Submission submission{std::move(records), {}, std::move(done)};
+  Submission submission{std::move(records), {}, std::move(done), {}};
   submission.records = submission.owned;
   return enqueue(std::move(submission));
 }
 
 bool CommitQueue::submit_lent(std::span<const lease::Lease> records, Completion done) {
-  return enqueue(Submission{{}, records, std::move(done)});
+  return enqueue(Submission{{}, records, std::move(done), {}});
 }
 
 bool CommitQueue::enqueue(Submission submission) {
@@ -33,6 +40,8 @@ bool CommitQueue::enqueue(Submission submission) {
     LANDLORD_ASSERT(record.state != lease::LeaseState::Offered);  // offers are never persisted
   }
   const std::size_t cost = queue_cost(submission.records);
+  submission.arrived = std::chrono::steady_clock::now();
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     // A submission larger than the whole queue is taken when nothing else waits: refused
@@ -41,23 +50,55 @@ bool CommitQueue::enqueue(Submission submission) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
+    note_arrival(submission.arrived, cost);
     pending_.push_back(std::move(submission));
     // The move kept the buffer an owned submission's span points into.
     LANDLORD_ASSERT(pending_.back().owned.empty() ||
                     pending_.back().records.data() == pending_.back().owned.data());
     pending_records_ += cost;
+    // A worker waiting for a fuller batch is not woken for each record only to wait again.
+    wake = sleeping_ && pending_records_ >= wake_at_;
+    if (wake) sleeping_ = false;
   }
   submissions_.fetch_add(1, std::memory_order_relaxed);
-  work_ready_.notify_one();
+  if (wake) work_ready_.wake();
   return true;
+}
+
+void CommitQueue::note_arrival(std::chrono::steady_clock::time_point now, std::size_t records) {
+  if (last_arrival_ != std::chrono::steady_clock::time_point{}) {
+    const auto gap = std::clamp<std::chrono::nanoseconds>(now - last_arrival_,
+                                                          std::chrono::nanoseconds{0}, kLongestGap);
+    record_gap_ += (gap / static_cast<std::int64_t>(records) - record_gap_) / kGapSmoothing;
+  }
+  last_arrival_ = now;
+}
+
+std::optional<std::chrono::nanoseconds> CommitQueue::linger() const {
+  const auto linger = std::min<std::chrono::nanoseconds>(options_.batch_linger, options_.batch_wait);
+  // At least two more records are expected within it: worth the wait.
+  if (linger <= std::chrono::nanoseconds{0} || record_gap_ * 2 > linger) return std::nullopt;
+  return linger;
+}
+
+std::chrono::steady_clock::time_point CommitQueue::commit_at(
+    std::chrono::steady_clock::time_point now, bool previous_batch_full) const {
+  if (stopping_ || pending_records_ >= options_.batch_max) return now;
+  // Sustained load: a fuller batch costs this wait once and saves fsyncs after.
+  if (previous_batch_full) return now + options_.batch_wait;
+  // Records come fast: the oldest waits the linger from its arrival at most, and the
+  // transaction's fixed cost is shared with those behind it.
+  if (const auto wait = linger()) return pending_.front().arrived + *wait;
+  return now;
 }
 
 void CommitQueue::shutdown() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    sleeping_ = false;
   }
-  work_ready_.notify_one();
+  work_ready_.wake();
   if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
 }
 
@@ -74,17 +115,45 @@ CommitQueueCounters CommitQueue::counters() const {
   return counters;
 }
 
+template <typename Ready>
+void CommitQueue::sleep_until(std::unique_lock<std::mutex>& lock,
+                              std::optional<std::chrono::steady_clock::time_point> deadline,
+                              Ready ready) {
+  while (!ready() && (!deadline || std::chrono::steady_clock::now() < *deadline)) {
+    sleeping_ = true;
+    const std::uint32_t ticket = work_ready_.ticket();
+    lock.unlock();
+    work_ready_.wait(ticket, deadline);
+    lock.lock();
+    sleeping_ = false;
+  }
+}
+
 void CommitQueue::run() {
+  pthread_setname_np(pthread_self(), "store-commit");  // top -H, perf --per-thread
   bool previous_batch_full = false;
   std::vector<Submission> batch;  // reused: its capacity stays
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_ready_.wait(lock, [this] { return !pending_.empty() || stopping_; });
+    bool ticked = false;
+    if (pending_.empty() && !stopping_) {
+      if (const auto wait = linger()) {
+        // Records come fast, so the next is due within the linger: rather than be woken by it
+        // (a futex call on the event loop's side, one on ours) and then wait for its company,
+        // wake once a linger from now and take whatever came. Nothing came: sleep until woken.
+        wake_at_ = options_.batch_max;
+        sleep_until(lock, std::chrono::steady_clock::now() + *wait,
+                    [this] { return pending_records_ >= options_.batch_max || stopping_; });
+        ticked = !pending_.empty();
+      }
+      wake_at_ = 1;
+      sleep_until(lock, std::nullopt, [this] { return !pending_.empty() || stopping_; });
+    }
     if (pending_.empty()) return;  // stopping, and everything queued is committed
-    if (previous_batch_full && !stopping_ && pending_records_ < options_.batch_max) {
-      // Sustained load: a fuller batch costs this wait once and saves fsyncs after.
-      work_ready_.wait_for(lock, options_.batch_wait,
-                           [this] { return pending_records_ >= options_.batch_max || stopping_; });
+    const auto now = std::chrono::steady_clock::now();
+    if (const auto at = commit_at(now, previous_batch_full); !ticked && at > now) {
+      wake_at_ = options_.batch_max;
+      sleep_until(lock, at, [this] { return pending_records_ >= options_.batch_max || stopping_; });
     }
     batch.clear();
     std::size_t record_count = 0;

@@ -1,5 +1,7 @@
 #include "sqlite_checkpointer.hpp"
 
+#include <pthread.h>
+
 #include "sqlite_support.hpp"
 
 namespace landlord::store::detail {
@@ -96,6 +98,7 @@ void Checkpointer::after_commit(sqlite3* writer, int wal_frames) {
 }
 
 void Checkpointer::run() {
+  pthread_setname_np(pthread_self(), "store-checkpt");  // top -H, perf --per-thread
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return requested_ || stopping_; });

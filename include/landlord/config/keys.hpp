@@ -18,7 +18,7 @@ inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-i
                                                "authoritative", "user",
                                                "discover-max-wait", "classless-default-route"};
 inline constexpr std::string_view kStore[] = {"type",          "path",      "url",
-                                              "sync-interval", "batch-max", "batch-wait",
+                                              "sync-interval", "batch-max", "batch-wait", "batch-linger",
                                               "max-clock-skew", "sync-notify", "timeout"};
 inline constexpr std::string_view kLease[] = {"time", "renew", "rebind", "offer-hold",
                                               "decline-hold", "min", "max"};

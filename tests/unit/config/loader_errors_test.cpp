@@ -101,6 +101,11 @@ subnets: [{subnet: 198.18.0.0/24}]
 subnets: [{subnet: 198.18.0.0/24}]
 )",
      {"t.yaml:1:18: 'timeout' applies only to store type postgresql, not sqlite"}},
+    {"BatchLingerIsBounded",
+     R"(store: {type: sqlite, path: /tmp/l.db, batch-linger: 2s}
+subnets: [{subnet: 198.18.0.0/24}]
+)",
+     {"t.yaml:1:54: 'batch-linger' must be at most 1s: clients retransmit after a few seconds"}},
     {"PeersNeedTheServersIdAndASharedStore",
      R"(peers: {servers: [198.18.0.1, 198.18.0.2, 198.18.0.1], answer-all-after: 1500ms}
 subnets: [{subnet: 198.18.0.0/24}]

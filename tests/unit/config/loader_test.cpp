@@ -40,6 +40,7 @@ TEST(Loader, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(config.store.path, "/var/lib/landlord/leases.db");
   EXPECT_EQ(config.store.batch_max, 256u);
   EXPECT_EQ(config.store.batch_wait, 2ms);
+  EXPECT_EQ(config.store.batch_linger, 1ms);
   EXPECT_EQ(config.lease.time, 1h);
   EXPECT_EQ(config.lease.renew_duration(), 30min);
   EXPECT_EQ(config.lease.rebind_duration(), 52min + 30s);
@@ -65,7 +66,7 @@ server:
   server-id: 198.18.0.1
   authoritative: false
   classless-default-route: false
-store: {type: memory, path: /tmp/x.db, batch-max: 64, batch-wait: 5ms}
+store: {type: memory, path: /tmp/x.db, batch-max: 64, batch-wait: 5ms, batch-linger: 3ms}
 lease: {time: 1h, renew: 50%, rebind: 87.5%, offer-hold: 20s, decline-hold: 1h}
 subnets:
   - subnet: 198.18.0.0/24
@@ -90,6 +91,7 @@ log: {level: debug}
   EXPECT_EQ(config.store.path, "/tmp/x.db");
   EXPECT_EQ(config.store.batch_max, 64u);
   EXPECT_EQ(config.store.batch_wait, 5ms);
+  EXPECT_EQ(config.store.batch_linger, 3ms);
   EXPECT_EQ(config.lease.offer_hold, 20s);
   EXPECT_EQ(config.lease.decline_hold, 1h);
   ASSERT_TRUE(config.control.listen.has_value());

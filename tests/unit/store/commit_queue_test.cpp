@@ -2,6 +2,7 @@
 // what is queued meanwhile must go into the next transaction, bounded by batch_max.
 #include "landlord/store/commit_queue.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -305,6 +306,53 @@ TEST(CommitQueue, DestructionDrains) {
   EXPECT_EQ(done.size(), 100u);
   EXPECT_EQ(store.inner().size(), 100u);
   for (const auto size : store.batch_sizes()) EXPECT_LE(size, 8u);
+}
+
+// Records 2 ms apart, against a linger of 1 s: once the moving average of the gap has come
+// under half the linger (a dozen submissions from its start at 1 s), a record waits for the
+// ones after it and they share one transaction. Without the linger the store, idle between
+// records, would commit each alone.
+TEST(CommitQueue, RecordsArrivingFastShareATransaction) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h, .batch_linger = 1s});
+  constexpr std::uint32_t kRecords = 40;
+  for (std::uint32_t index = 0; index < kRecords; ++index) {
+    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+    std::this_thread::sleep_for(2ms);
+  }
+  ASSERT_TRUE(done.wait_for(kRecords));
+  const auto sizes = store.batch_sizes();
+  EXPECT_LE(sizes.size(), kRecords / 2) << "most records committed alone";
+  EXPECT_GE(*std::max_element(sizes.begin(), sizes.end()), kRecords / 2);
+  for (std::uint32_t index = 0; index < kRecords; ++index) EXPECT_EQ(*done[index], written(1));
+}
+
+// Records further apart than half the linger are committed as they come: a light load's ACK
+// does not wait for company that is not coming (here it would wait the whole second).
+TEST(CommitQueue, RecordsArrivingSlowlyAreCommittedAtOnce) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h, .batch_linger = 1s});
+  for (std::uint32_t index = 0; index < 3; ++index) {
+    const auto submitted = std::chrono::steady_clock::now();
+    ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
+    ASSERT_TRUE(done.wait_for(index + 1));
+    EXPECT_LT(std::chrono::steady_clock::now() - submitted, 500ms) << "record " << index;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(store.batch_sizes(), (std::vector<std::size_t>{1, 1, 1}));
+}
+
+// batch-wait 0s commits at once: it bounds the linger too.
+TEST(CommitQueue, NoBatchWaitMeansNoLinger) {
+  GatedStore store;
+  Completions done;
+  CommitQueue queue(store, {.batch_max = 256, .batch_wait = 0ms, .batch_linger = 1h});
+  const auto submitted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(queue.submit({bound_lease(0)}, done.slot(0)));
+  ASSERT_TRUE(done.wait_for(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - submitted, 5s);
 }
 
 // The daemon's real pairing: producers on two threads, SQLite underneath. Whatever completed
