@@ -4,7 +4,7 @@
 # tests/support/postgres_cluster.sh, LANDLORD_PG_CLOCK_OFFSET). With the default
 # store.max-clock-skew (1 s) landlord must log the disagreement, show it in /metrics
 # (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0), answer no
-# client at all, refuse leases-reclaim and lease4-del saying why, and not reclaim a lease that
+# client at all, refuse leases-reclaim, lease4-del, lease4-add and lease4-update saying why, and not reclaim a lease that
 # ended while it was down, not even before its first reading of the cluster's clock (it used to,
 # at once at start); restarted with max-clock-skew: 1m on the same cluster, it reclaims that lease
 # and serves every client.
@@ -81,8 +81,10 @@ lease_state() {  # Kea's state of 198.18.1.200: 0 bound, 2 expired and reclaimed
   ask '{"command": "lease4-get", "arguments": {"ip-address": "198.18.1.200"}}' | jq -r '.arguments.state'
 }
 
-# 0. A 4 s lease added within the limit, left to end while landlord is down.
+# 0. A 4 s lease added within the limit, left to end while landlord is down. lease4-add waits
+# for the change feed's first clock reading like DHCP answers do.
 start_landlord "max-clock-skew: 1m"
+for _ in $(seq 50); do [[ $(metric landlord_store_clock_agrees) == 1 ]] && break; sleep 0.1; done
 added=$(ask '{"command": "lease4-add", "arguments": {"ip-address": "198.18.1.200", "hw-address": "02:00:00:00:00:aa", "valid-lft": 4}}')
 [[ $(jq .result <<<"$added") == 0 ]] || fail "lease4-add: ${added}"
 landlord_stop_and_check
@@ -116,6 +118,16 @@ grep -q "expire 198.18.1.200" "$WORK/landlord.log" && fail "landlord logged the 
 revoke=$(ask '{"command": "lease4-del", "arguments": {"ip-address": "198.18.1.200"}}')
 [[ $(jq .result <<<"$revoke") == 1 ]] && jq -r .text <<<"$revoke" | grep -q "more than store.max-clock-skew 1s" ||
   fail "lease4-del was not refused for the clock: ${revoke}"
+# Nor is a lease end written by it: lease4-add and lease4-update are refused, nothing changed.
+for command in '"lease4-add", "arguments": {"ip-address": "198.18.1.201", "hw-address": "02:00:00:00:00:ab"}' \
+  '"lease4-update", "arguments": {"ip-address": "198.18.1.200", "hw-address": "02:00:00:00:00:aa", "valid-lft": 600}'; do
+  refused=$(ask "{\"command\": ${command}}")
+  [[ $(jq .result <<<"$refused") == 1 ]] && jq -r .text <<<"$refused" | grep -q "more than store.max-clock-skew 1s.*; nothing was changed" ||
+    fail "${command%%,*} was not refused for the clock: ${refused}"
+done
+[[ $(ask '{"command": "lease4-get", "arguments": {"ip-address": "198.18.1.201"}}' | jq .result) == 3 ]] ||
+  fail "lease4-add wrote a lease by a clock 30 s off"
+[[ $(lease_state) == 0 ]] || fail "lease4-update changed the lease (state $(lease_state))"
 landlord_stop_and_check
 
 # 2. The same cluster, a limit above the skew: every client is served.
