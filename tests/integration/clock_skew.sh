@@ -6,8 +6,9 @@
 # (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0), answer no
 # client at all, refuse leases-reclaim, lease4-del, lease4-add and lease4-update saying why, and not reclaim a lease that
 # ended while it was down, not even before its first reading of the cluster's clock (it used to,
-# at once at start); restarted with max-clock-skew: 1m on the same cluster, it reclaims that lease
-# and serves every client.
+# at once at start), nor tell a fake systemd READY=1 (STATUS= says why); restarted with
+# max-clock-skew: 1m on the same cluster, it sends READY=1 after its first reading, reclaims that
+# lease and serves every client.
 # No namespaces: landlord on 127.0.0.1, landlord-sim as a relay agent (198.18.0.0/16 clients).
 # Usage: clock_skew.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
@@ -27,6 +28,7 @@ chmod 755 "$WORK"
 DATABASE="/tmp/llck-$$"
 cleanup() {
   veth_pair_cleanup
+  [[ -z ${NOTIFY_PID:-} ]] || kill "$NOTIFY_PID" 2>/dev/null || true
   "$CLUSTER" stop "$DATABASE" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT INT TERM
@@ -61,11 +63,24 @@ control:
 log:
   level: info
 YAML
-  "$LANDLORD" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  : >"$WORK/notify.log"
+  NOTIFY_SOCKET="$WORK/notify.sock" "$LANDLORD" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
   landlord_ready "" "$SERVER_PORT" 127.0.0.1
   for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && metrics >/dev/null 2>&1 && break; sleep 0.1; done
 }
+# A fake systemd: what landlord sends to NOTIFY_SOCKET, one message a line (newlines as " | ").
+/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+while True:
+    message = s.recv(4096).decode().replace("\n", " | ")
+    with open(sys.argv[2], "a") as log:
+        log.write(message + "\n")
+' "$WORK/notify.sock" "$WORK/notify.log" &
+NOTIFY_PID=$!
+for _ in $(seq 50); do [[ -S $WORK/notify.sock ]] && break; sleep 0.1; done
 metrics() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" http://landlord/metrics; }
 ask() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" -d "$1" http://landlord/; }
 metric() { metrics | awk -v name="$1" '$1 == name { print $2 }'; }
@@ -100,6 +115,10 @@ awk -v o="$offset" 'BEGIN { exit !(o < -28 && o > -32) }' || fail "offset ${offs
 [[ $agrees == 0 ]] || fail "landlord_store_clock_agrees is ${agrees} with a 30 s skew"
 grep -q "more than store.max-clock-skew 1s: not answering requests" "$WORK/landlord.log" ||
   fail "no log line for the skew"
+# systemd is not told READY=1 (TimeoutStartSec would fail the unit); STATUS= says why.
+grep -q "READY=1" "$WORK/notify.log" && fail "READY=1 with a 30 s skew: $(cat "$WORK/notify.log")"
+grep -Eq "^STATUS=not ready: this server's clock is [0-9]+ ms behind the shared store's, more than store.max-clock-skew 1s$" \
+  "$WORK/notify.log" || fail "STATUS= does not say why it is not ready: $(cat "$WORK/notify.log")"
 leased=$(run_clients 31)
 dropped=$(metric landlord_dropped_clock_skew_total)
 echo "clients leased: ${leased}; requests dropped for the skew: ${dropped}"
@@ -135,6 +154,10 @@ start_landlord "max-clock-skew: 1m"
 sleep 1
 agrees=$(metric landlord_store_clock_agrees)
 [[ $agrees == 1 ]] || fail "landlord_store_clock_agrees is ${agrees} within max-clock-skew 1m"
+# READY=1 only once the first reading agrees: a STATUS= waiting for it comes first.
+head -n 1 "$WORK/notify.log" | grep -q "^STATUS=not ready: this server has not compared its clock" &&
+  sed -n 2p "$WORK/notify.log" | grep -q "^READY=1 | STATUS=" ||
+  fail "READY=1 is not sent after the first clock reading: $(cat "$WORK/notify.log")"
 [[ $(lease_state) == 2 ]] || fail "the ended lease was not reclaimed once the clocks agree (state $(lease_state))"
 [[ $(ask '{"command": "leases-reclaim"}' | jq .result) == 0 ]] || fail "leases-reclaim refused within max-clock-skew 1m"
 leased=$(run_clients 32)
