@@ -27,9 +27,10 @@ bool refuse_if_store_down(Daemon& daemon, const Reply& reply) {
   return true;
 }
 
-// Changes that end a holder's lease (lease4-del, lease4-wipe, leases-reclaim) keep the expiry
-// timer's rule (Daemon::may_end_leases: not while this server's clock disagrees with a shared
-// store's, or has not been compared with it yet): refused up front, nothing changed.
+// Changes that end a holder's lease (lease4-del, lease4-wipe, leases-reclaim) or write one's end
+// (lease4-add, lease4-update) keep the expiry timer's rule (Daemon::may_end_leases: not while this
+// server's clock disagrees with a shared store's, or has not been compared with it yet): refused
+// up front, nothing changed.
 bool refuse_if_may_not_end_leases(Daemon& daemon, const Reply& reply, const std::string& nothing, Json arguments) {
   auto allowed = daemon.may_end_leases();
   if (allowed) return false;
@@ -103,15 +104,16 @@ std::optional<engine::AdminLease> read_admin_lease(Arguments& args) {
   return lease;
 }
 
-// lease4-add and lease4-update end nobody's lease, so Daemon::may_end_leases does not govern them:
-// the engine refuses an address another client holds, past its end or not (it is free once
-// reclaimed, which that rule governs), and an update extends the client's own lease.
+// lease4-add and lease4-update write a lease end by this server's clock: while that clock
+// disagrees with a shared store's, the other servers would not read it as the same moment, so
+// they wait for the clocks as DHCP answers do (Daemon::may_end_leases).
 void grant(Daemon& daemon, const Json& arguments, bool update, Reply reply) {
   Arguments args{arguments};
   const auto request = read_admin_lease(args);
   const bool force_create = args.flag("force-create").value_or(false);
   if (args.failed()) return reply(answer(kError, args.error()));
   if (refuse_if_store_down(daemon, reply)) return;
+  if (refuse_if_may_not_end_leases(daemon, reply, "nothing was changed", nullptr)) return;
   const TimePoint now = daemon.now();
   auto change = daemon.engine().admin_grant(*request, update, now);
   if (!change && update && force_create && change.error().kind == engine::AdminRefusal::Kind::NotFound) {

@@ -114,8 +114,9 @@ class Server final : public control::Daemon {
         drain_timer_(io),
         signals_(io, SIGTERM, SIGINT, SIGHUP),
         metrics_(metrics),
-        heartbeat_(io, notifier_, [this] { return status_line(engine_.pool_usage()); }),
+        heartbeat_(io, notifier_, [this] { return readiness_.status(); }),
         clock_check_(config_.store.type == config::StoreSection::Type::Postgresql, config_.store.max_clock_skew),
+        readiness_(notifier_, clock_check_, [this] { return status_line(engine_.pool_usage()); }),
         admission_(config_, holds(lease::LeaseState::Offered), holds(lease::LeaseState::Bound)) {
     signals_.add(SIGUSR1);
     socket_.on_send_failure([this](const Destination& destination, std::error_code error) {
@@ -162,8 +163,9 @@ class Server final : public control::Daemon {
     wait_for_datagrams();
     // Leases that ended while we were down are reclaimed at once: their deadline has passed.
     rearm_expiry_timer();
-    // The store is loaded and every socket bound: systemd may order dependants after us now.
-    notifier_.ready(status_line(engine_.pool_usage()));
+    // The store is loaded and every socket bound: systemd may order dependants after us now, or
+    // once the first clock reading agrees with a shared store's (ServiceReadiness).
+    readiness_.started();
     heartbeat_.start();
     return {};
   }
@@ -606,7 +608,7 @@ class Server final : public control::Daemon {
   Expected<void, std::string> reload() override {
     notifier_.reloading();
     auto reloaded = reload_config();
-    notifier_.ready(status_line(engine_.pool_usage()));  // also after a rejected file: it serves on
+    readiness_.reloaded();  // also after a rejected file: it serves on
     return reloaded;
   }
 
@@ -789,7 +791,9 @@ class Server final : public control::Daemon {
   }
   // This server's clock against the shared store's (view_sync.hpp, clock_agreement.hpp).
   void clock_read(store::PostgresLeaseStore::ClockReading reading) {
-    switch (clock_check_.read(reading.offset)) {
+    const ClockAgreement::Change change = clock_check_.read(reading.offset);
+    if (change != ClockAgreement::Change::None) readiness_.clock_read();
+    switch (change) {
       case ClockAgreement::Change::None: return;
       case ClockAgreement::Change::Disagrees:
         spdlog::error("{}: not answering requests nor ending leases until the clocks agree (check "
@@ -809,8 +813,8 @@ class Server final : public control::Daemon {
     }
     reclaim();  // what ended before this reading
   }
-  // The one rule for ending leases by this server's clock, the expiry timer's and the control
-  // API's (leases-reclaim, lease4-del, lease4-wipe).
+  // The one rule for ending leases (or writing their ends) by this server's clock, the expiry
+  // timer's and the control API's (leases-reclaim, lease4-del, -wipe, -add, -update).
   Expected<void, std::string> may_end_leases() const override { return clock_check_.may_end_leases(); }
   void view_recovered() {
     view_current_ = true;
@@ -965,6 +969,7 @@ class Server final : public control::Daemon {
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
   ClockAgreement clock_check_;  // with the shared store's: unknown until the first reading
+  ServiceReadiness readiness_;  // READY=1 once the clocks agree
   std::uint64_t dropped_clock_skew_ = 0;
   engine::Admission admission_;
   std::optional<FrameSources> frames_;  // when a subnet verifies chaddr or limits per source, and CAP_NET_RAW allows

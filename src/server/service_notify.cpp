@@ -58,6 +58,39 @@ void ServiceNotifier::status(std::string_view status) const {
 
 void ServiceNotifier::watchdog() const { send("WATCHDOG=1"); }
 
+ServiceReadiness::ServiceReadiness(const ServiceNotifier& notifier, const ClockAgreement& clock,
+                                   std::function<std::string()> status)
+    : notifier_(notifier), clock_(clock), status_(std::move(status)) {}
+
+void ServiceReadiness::started() {
+  started_ = true;
+  ready_or_wait();
+}
+
+void ServiceReadiness::clock_read() {
+  if (started_ && !ready_) ready_or_wait();
+}
+
+void ServiceReadiness::reloaded() { send(); }
+
+std::string ServiceReadiness::status() const {
+  if (ready_) return status_();
+  return "not ready: " + clock_.disagreement();
+}
+
+void ServiceReadiness::ready_or_wait() {
+  ready_ = clock_.agrees();
+  send();
+}
+
+void ServiceReadiness::send() const {
+  if (ready_) {
+    notifier_.ready(status());
+  } else {
+    notifier_.status(status());
+  }
+}
+
 ServiceHeartbeat::ServiceHeartbeat(boost::asio::io_context& io, const ServiceNotifier& notifier,
                                    std::function<std::string()> status)
     : notifier_(notifier), status_(std::move(status)), timer_(io) {}

@@ -4,10 +4,11 @@
 # tests/support/postgres_cluster.sh, LANDLORD_PG_CLOCK_OFFSET). With the default
 # store.max-clock-skew (1 s) landlord must log the disagreement, show it in /metrics
 # (landlord_store_clock_offset_seconds near -30, landlord_store_clock_agrees 0), answer no
-# client at all, refuse leases-reclaim and lease4-del saying why, and not reclaim a lease that
+# client at all, refuse leases-reclaim, lease4-del, lease4-add and lease4-update saying why, and not reclaim a lease that
 # ended while it was down, not even before its first reading of the cluster's clock (it used to,
-# at once at start); restarted with max-clock-skew: 1m on the same cluster, it reclaims that lease
-# and serves every client.
+# at once at start), nor tell a fake systemd READY=1 (STATUS= says why); restarted with
+# max-clock-skew: 1m on the same cluster, it sends READY=1 after its first reading, reclaims that
+# lease and serves every client.
 # No namespaces: landlord on 127.0.0.1, landlord-sim as a relay agent (198.18.0.0/16 clients).
 # Usage: clock_skew.sh path/to/landlord path/to/landlord-sim
 set -euo pipefail
@@ -27,6 +28,7 @@ chmod 755 "$WORK"
 DATABASE="/tmp/llck-$$"
 cleanup() {
   veth_pair_cleanup
+  [[ -z ${NOTIFY_PID:-} ]] || kill "$NOTIFY_PID" 2>/dev/null || true
   "$CLUSTER" stop "$DATABASE" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT INT TERM
@@ -61,11 +63,24 @@ control:
 log:
   level: info
 YAML
-  "$LANDLORD" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
+  : >"$WORK/notify.log"
+  NOTIFY_SOCKET="$WORK/notify.sock" "$LANDLORD" --allow-root -c "$WORK/landlord.yaml" >"$WORK/landlord.log" 2>&1 &
   SERVER_PID=$!
   landlord_ready "" "$SERVER_PORT" 127.0.0.1
   for _ in $(seq 50); do [[ -S $WORK/control.sock ]] && metrics >/dev/null 2>&1 && break; sleep 0.1; done
 }
+# A fake systemd: what landlord sends to NOTIFY_SOCKET, one message a line (newlines as " | ").
+/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+while True:
+    message = s.recv(4096).decode().replace("\n", " | ")
+    with open(sys.argv[2], "a") as log:
+        log.write(message + "\n")
+' "$WORK/notify.sock" "$WORK/notify.log" &
+NOTIFY_PID=$!
+for _ in $(seq 50); do [[ -S $WORK/notify.sock ]] && break; sleep 0.1; done
 metrics() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" http://landlord/metrics; }
 ask() { curl -sS --max-time 5 --unix-socket "$WORK/control.sock" -d "$1" http://landlord/; }
 metric() { metrics | awk -v name="$1" '$1 == name { print $2 }'; }
@@ -81,8 +96,10 @@ lease_state() {  # Kea's state of 198.18.1.200: 0 bound, 2 expired and reclaimed
   ask '{"command": "lease4-get", "arguments": {"ip-address": "198.18.1.200"}}' | jq -r '.arguments.state'
 }
 
-# 0. A 4 s lease added within the limit, left to end while landlord is down.
+# 0. A 4 s lease added within the limit, left to end while landlord is down. lease4-add waits
+# for the change feed's first clock reading like DHCP answers do.
 start_landlord "max-clock-skew: 1m"
+for _ in $(seq 50); do [[ $(metric landlord_store_clock_agrees) == 1 ]] && break; sleep 0.1; done
 added=$(ask '{"command": "lease4-add", "arguments": {"ip-address": "198.18.1.200", "hw-address": "02:00:00:00:00:aa", "valid-lft": 4}}')
 [[ $(jq .result <<<"$added") == 0 ]] || fail "lease4-add: ${added}"
 landlord_stop_and_check
@@ -98,6 +115,10 @@ awk -v o="$offset" 'BEGIN { exit !(o < -28 && o > -32) }' || fail "offset ${offs
 [[ $agrees == 0 ]] || fail "landlord_store_clock_agrees is ${agrees} with a 30 s skew"
 grep -q "more than store.max-clock-skew 1s: not answering requests" "$WORK/landlord.log" ||
   fail "no log line for the skew"
+# systemd is not told READY=1 (TimeoutStartSec would fail the unit); STATUS= says why.
+grep -q "READY=1" "$WORK/notify.log" && fail "READY=1 with a 30 s skew: $(cat "$WORK/notify.log")"
+grep -Eq "^STATUS=not ready: this server's clock is [0-9]+ ms behind the shared store's, more than store.max-clock-skew 1s$" \
+  "$WORK/notify.log" || fail "STATUS= does not say why it is not ready: $(cat "$WORK/notify.log")"
 leased=$(run_clients 31)
 dropped=$(metric landlord_dropped_clock_skew_total)
 echo "clients leased: ${leased}; requests dropped for the skew: ${dropped}"
@@ -116,6 +137,16 @@ grep -q "expire 198.18.1.200" "$WORK/landlord.log" && fail "landlord logged the 
 revoke=$(ask '{"command": "lease4-del", "arguments": {"ip-address": "198.18.1.200"}}')
 [[ $(jq .result <<<"$revoke") == 1 ]] && jq -r .text <<<"$revoke" | grep -q "more than store.max-clock-skew 1s" ||
   fail "lease4-del was not refused for the clock: ${revoke}"
+# Nor is a lease end written by it: lease4-add and lease4-update are refused, nothing changed.
+for command in '"lease4-add", "arguments": {"ip-address": "198.18.1.201", "hw-address": "02:00:00:00:00:ab"}' \
+  '"lease4-update", "arguments": {"ip-address": "198.18.1.200", "hw-address": "02:00:00:00:00:aa", "valid-lft": 600}'; do
+  refused=$(ask "{\"command\": ${command}}")
+  [[ $(jq .result <<<"$refused") == 1 ]] && jq -r .text <<<"$refused" | grep -q "more than store.max-clock-skew 1s.*; nothing was changed" ||
+    fail "${command%%,*} was not refused for the clock: ${refused}"
+done
+[[ $(ask '{"command": "lease4-get", "arguments": {"ip-address": "198.18.1.201"}}' | jq .result) == 3 ]] ||
+  fail "lease4-add wrote a lease by a clock 30 s off"
+[[ $(lease_state) == 0 ]] || fail "lease4-update changed the lease (state $(lease_state))"
 landlord_stop_and_check
 
 # 2. The same cluster, a limit above the skew: every client is served.
@@ -123,6 +154,10 @@ start_landlord "max-clock-skew: 1m"
 sleep 1
 agrees=$(metric landlord_store_clock_agrees)
 [[ $agrees == 1 ]] || fail "landlord_store_clock_agrees is ${agrees} within max-clock-skew 1m"
+# READY=1 only once the first reading agrees: a STATUS= waiting for it comes first.
+head -n 1 "$WORK/notify.log" | grep -q "^STATUS=not ready: this server has not compared its clock" &&
+  sed -n 2p "$WORK/notify.log" | grep -q "^READY=1 | STATUS=" ||
+  fail "READY=1 is not sent after the first clock reading: $(cat "$WORK/notify.log")"
 [[ $(lease_state) == 2 ]] || fail "the ended lease was not reclaimed once the clocks agree (state $(lease_state))"
 [[ $(ask '{"command": "leases-reclaim"}' | jq .result) == 0 ]] || fail "leases-reclaim refused within max-clock-skew 1m"
 leased=$(run_clients 32)

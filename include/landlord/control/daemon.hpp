@@ -88,7 +88,8 @@ class Daemon {
   // Whether this server may end leases by its own clock now, or why not: not while a shared
   // store's clock and this server's disagree beyond store.max-clock-skew (its lease ends would
   // not be the other servers'), nor before they were first compared. The expiry timer,
-  // leases-reclaim, lease4-del and lease4-wipe ask.
+  // leases-reclaim, lease4-del and lease4-wipe ask, and lease4-add and lease4-update, which
+  // write a lease end by this clock.
   virtual Expected<void, std::string> may_end_leases() const = 0;
 
   // SIGHUP's reload: the file re-read and checked; on error the running config stays.

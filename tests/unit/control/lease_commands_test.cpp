@@ -283,22 +283,36 @@ TEST(LeaseCommands, WipeIsRefusedWhileTheClockDisagreesWithTheSharedStore) {
   EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 151))->state, lease::LeaseState::Bound);
 }
 
-// lease4-add and lease4-update end nobody's lease, so they do not wait for the clocks: an address
-// another client holds is refused whether or not its lease is past its end (it is free only once
-// reclaimed, which the rule governs), and a client's own lease is extended, not ended.
-TEST(LeaseCommands, AddTakesNoLeaseFromAnotherHolderWhateverTheClock) {
+// lease4-add and lease4-update write a lease end by this server's clock, which the other servers
+// on the store would not read as the same moment while the clocks disagree (or before they have
+// been compared): refused up front with the clock's reason, as DHCP goes unanswered meanwhile.
+// Before, both went ahead whatever the clock.
+TEST(LeaseCommands, AddAndUpdateAreRefusedWhileTheClockDisagreesWithTheSharedStore) {
   FakeDaemon daemon;
   ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01", R"(, "valid-lft": 60)"))["result"], kSuccess);
-  daemon.now_ += std::chrono::seconds{61};  // past its end, not reclaimed
+  const TimePoint ends = daemon.engine().find(Ipv4(198, 18, 0, 150))->expires_at();
+  const std::size_t commits = daemon.commit_sizes.size();
+  daemon.now_ += std::chrono::seconds{30};
   daemon.clock_disagrees = kBehind;
-  const auto taken = daemon.ask(add("198.18.0.150", "02:00:00:00:00:02"));
-  EXPECT_EQ(taken["result"], kError);
-  EXPECT_EQ(taken["text"], "198.18.0.150 is held by another client (bound)");
-  const auto updated = daemon.ask(
-      R"({"command": "lease4-update", "arguments": {"ip-address": "198.18.0.150", "hw-address": "02:00:00:00:00:01"}})");
-  EXPECT_EQ(updated["result"], kSuccess) << updated;
-  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->hardware.to_string(), "02:00:00:00:00:01");
-  EXPECT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:03"))["result"], kSuccess);
+  const auto added = daemon.ask(add("198.18.0.151", "02:00:00:00:00:02"));
+  EXPECT_EQ(added["result"], kError);
+  EXPECT_EQ(added["text"], std::string{kBehind} + "; nothing was changed");
+  const char* update =
+      R"({"command": "lease4-update", "arguments": {"ip-address": "198.18.0.150", "hw-address": "02:00:00:00:00:01", "valid-lft": 600}})";
+  const auto updated = daemon.ask(update);
+  EXPECT_EQ(updated["result"], kError);
+  EXPECT_EQ(updated["text"], std::string{kBehind} + "; nothing was changed");
+  const auto forced = daemon.ask(
+      R"({"command": "lease4-update", "arguments": {"ip-address": "198.18.0.152", "hw-address": "02:00:00:00:00:03", "force-create": true}})");
+  EXPECT_EQ(forced["text"], std::string{kBehind} + "; nothing was changed");
+  EXPECT_EQ(daemon.commit_sizes.size(), commits) << "nothing was committed";
+  EXPECT_FALSE(daemon.engine().find(Ipv4(198, 18, 0, 151)));
+  EXPECT_FALSE(daemon.engine().find(Ipv4(198, 18, 0, 152)));
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->expires_at(), ends) << "the lease end was not moved";
+  daemon.clock_disagrees.clear();  // the clocks agree again
+  EXPECT_EQ(daemon.ask(add("198.18.0.151", "02:00:00:00:00:02"))["result"], kSuccess);
+  EXPECT_EQ(daemon.ask(update)["result"], kSuccess);
+  EXPECT_EQ(daemon.engine().find(Ipv4(198, 18, 0, 150))->expires_at(), daemon.now_ + std::chrono::seconds{600});
 }
 
 }  // namespace

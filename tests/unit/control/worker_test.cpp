@@ -5,11 +5,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <thread>
 #include <vector>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "landlord/control/worker.hpp"
 
@@ -43,6 +45,34 @@ TEST(Worker, RunsJobsInOrderBelowTheLoopsPriorityAndAnswersOnTheLoop) {
   EXPECT_EQ(done_thread, loop_thread);
   EXPECT_EQ(job_nice, std::max(loop_nice, Worker::kNice));  // the loop's own priority is untouched
   EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), loop_nice);
+}
+
+std::size_t open_descriptors() {
+  const auto listing = std::filesystem::directory_iterator{"/proc/self/fd"};
+  return static_cast<std::size_t>(std::distance(begin(listing), end(listing)));
+}
+
+// The descriptors the daemon keeps once its first whole-table answer has started the worker
+// (bench/api_abuse.sh saw 3 more after its runs): the two eventfds and the loop's stream_descriptor
+// on a dup of the second, made once, however many jobs run, and all closed with the worker.
+TEST(Worker, HoldsThreeDescriptorsWhateverItRunsAndClosesThemAtTheEnd) {
+  boost::asio::io_context loop;
+  auto busy = boost::asio::make_work_guard(loop);
+  // The loop's own descriptors (epoll, its interrupter, a timerfd) are made with its first timer
+  // or socket; the daemon's loop has them long before the worker.
+  boost::asio::steady_timer timer{loop};
+  const std::size_t before = open_descriptors();
+  {
+    Worker worker{loop};
+    EXPECT_EQ(open_descriptors(), before + 3);
+    int done = 0;
+    constexpr int kJobs = 2000;
+    for (int i = 0; i < kJobs; ++i) worker.run([] {}, [&done] { ++done; });
+    for (int turns = 0; turns < 1000 && done < kJobs; ++turns) loop.run_for(std::chrono::milliseconds{10});
+    ASSERT_EQ(done, kJobs);
+    EXPECT_EQ(open_descriptors(), before + 3);
+  }
+  EXPECT_EQ(open_descriptors(), before);
 }
 
 }  // namespace
