@@ -84,7 +84,6 @@ durability::Origin origin_of(const wire::Message& request, std::uint32_t ingress
           std::chrono::steady_clock::now(), 0};
 }
 
-// "30000 ms behind", "12 ms ahead of": this server's clock against the shared store's.
 bool same_control(const config::ControlSection& a, const config::ControlSection& b) {
   const auto endpoint = [](const config::ControlSection& section) {
     return section.listen ? std::optional{std::pair{section.listen->address, section.listen->port}}
