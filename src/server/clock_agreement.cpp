@@ -12,7 +12,7 @@ std::string offset_text(Duration offset) {
 }
 
 ClockAgreement::ClockAgreement(bool shared, Duration max_skew)
-    : max_skew_(max_skew), state_(shared ? State::Unknown : State::Agrees) {}
+    : max_skew_(max_skew), state_(shared ? State::Unknown : State::Agrees), agreed_once_(!shared) {}
 
 ClockAgreement::Change ClockAgreement::read(Duration offset) {
   offset_ = offset;
@@ -21,7 +21,9 @@ ClockAgreement::Change ClockAgreement::read(Duration offset) {
   state_ = agrees ? State::Agrees : State::Disagrees;
   if (state_ == before) return Change::None;
   if (!agrees) return Change::Disagrees;
-  return before == State::Unknown ? Change::FirstAgrees : Change::AgreesAgain;
+  const bool first = !agreed_once_;
+  agreed_once_ = true;
+  return first ? Change::FirstAgrees : Change::AgreesAgain;
 }
 
 Expected<void, std::string> ClockAgreement::may_end_leases() const {

@@ -20,7 +20,9 @@ std::string offset_text(Duration offset);
 class ClockAgreement {
  public:
   enum class State { Unknown, Agrees, Disagrees };
-  // What a reading changed, for the caller's log and its reclaim of what ended meanwhile.
+  // What a reading changed, for the caller's log and its reclaim of what ended meanwhile:
+  // FirstAgrees the first time this server's clock agrees (it has answered nobody yet, even when
+  // earlier readings disagreed), AgreesAgain after a disagreement that followed an agreement.
   enum class Change { None, FirstAgrees, Disagrees, AgreesAgain };
 
   // `shared`: the store is shared with other servers (PostgreSQL); otherwise it always agrees.
@@ -44,6 +46,7 @@ class ClockAgreement {
   Duration max_skew_;
   State state_;
   std::optional<Duration> offset_;  // the last reading
+  bool agreed_once_;                 // since the start
 };
 
 }  // namespace landlord::server

@@ -40,7 +40,11 @@ TEST(ClockAgreement, AFirstReadingBeyondTheSkewDisagrees) {
             "this server's clock is 30000 ms behind the shared store's, more than store.max-clock-skew 1s: this "
             "server ends no lease until the clocks agree");
   EXPECT_EQ(clock.read(seconds{-31}), ClockAgreement::Change::None);
-  EXPECT_EQ(clock.read(milliseconds{1000}), ClockAgreement::Change::AgreesAgain);  // the limit itself agrees
+  // The first agreement is the first (the server has answered nobody yet: its log says
+  // "answering", not "answering again"), even after readings that disagreed.
+  EXPECT_EQ(clock.read(milliseconds{1000}), ClockAgreement::Change::FirstAgrees);  // the limit itself agrees
+  EXPECT_EQ(clock.read(milliseconds{1001}), ClockAgreement::Change::Disagrees);
+  EXPECT_EQ(clock.read(milliseconds{0}), ClockAgreement::Change::AgreesAgain);
   EXPECT_EQ(clock.read(milliseconds{1001}), ClockAgreement::Change::Disagrees);
   EXPECT_EQ(clock.disagreement(),
             "this server's clock is 1001 ms ahead of the shared store's, more than store.max-clock-skew 1s");

@@ -87,7 +87,7 @@ TEST(ServiceReadiness, ASharedStoreIsReadyOnlyOnceTheClocksAgree) {
             "STATUS=not ready: this server's clock is 30000 ms behind the shared store's, more than "
             "store.max-clock-skew 1s");
 
-  ASSERT_EQ(clock.read(milliseconds{20}), ClockAgreement::Change::AgreesAgain);
+  ASSERT_EQ(clock.read(milliseconds{20}), ClockAgreement::Change::FirstAgrees);
   readiness.clock_read();
   EXPECT_EQ(systemd.next(), "READY=1\nSTATUS=" + summary());
   EXPECT_TRUE(readiness.ready());
