@@ -27,6 +27,8 @@
 #          bench/starvation.sh [LANDLORD] [LANDLORD-SIM] [ATTACK...]
 #        (defaults: build/release/tools/landlord/landlord, build/release/tools/landlord-sim/landlord-sim,
 #         all three attacks, both servers)
+# STARVATION_ATTACK_NICE=N runs the attack at nice N (0): on this 2-core box the attacker shares
+# the server's CPUs, which an attacker on another host does not.
 # STARVATION_STORE says where landlord keeps its leases, to tell the disk from the code: disk
 # (default: SQLite in the lab's directory under /tmp), tmpfs (SQLite on a tmpfs this script
 # mounts: the same fsyncs, costing nothing), memory (store.type memory: no store write at all).
@@ -101,21 +103,22 @@ histogram_ms() {
 }
 
 attack() {  # NAME: runs the attack in the client namespace, bounded
+  local nice_attack=(nice -n "${STARVATION_ATTACK_NICE:-0}")
   case "$1" in
     none)  # the baseline: the same run with no attacker
       sleep "$attack_s" ;;
     dhcpstarv)
-      ip netns exec "$LAB_NS_CLIENT" timeout "$attack_s" dhcpstarv -i ll-cli0 >"$LAB_DIR/attack.log" 2>&1 ;;
+      ip netns exec "$LAB_NS_CLIENT" "${nice_attack[@]}" timeout "$attack_s" dhcpstarv -i ll-cli0 >"$LAB_DIR/attack.log" 2>&1 ;;
     dhcpig)
       # Debian 12's dhcpig 1.5-3 dies on its first DISCOVER under scapy 2.5 (BOOTP flags
       # 0xFFFFFF, Python 2 option values): the fixed copy lab_starvation.sh uses.
       sed -e 's/flags=0xFFFFFF/flags=0x8000/g' -e 's/chr(\([0-9]*\))/\1/g' \
         -e 's/("client_id", 1, mac2str(m))/("client_id", b"\\x01" + mac2str(m))/' \
         "$(command -v dhcpig)" >"$LAB_DIR/dhcpig"
-      ip netns exec "$LAB_NS_CLIENT" timeout "$attack_s" "$(head -n 1 "$(command -v dhcpig)" | cut -c3-)" \
+      ip netns exec "$LAB_NS_CLIENT" "${nice_attack[@]}" timeout "$attack_s" "$(head -n 1 "$(command -v dhcpig)" | cut -c3-)" \
         "$LAB_DIR/dhcpig" -v 10 ll-cli0 >"$LAB_DIR/attack.log" 2>&1 ;;
     flood)
-      ip netns exec "$LAB_NS_CLIENT" timeout "$attack_s" "$SIM" --interface ll-cli0 --clients 100000 \
+      ip netns exec "$LAB_NS_CLIENT" "${nice_attack[@]}" timeout "$attack_s" "$SIM" --interface ll-cli0 --clients 100000 \
         --rate 20000 --duration 5s --stay 10m --seed 9 --report "$LAB_DIR/flood.json" >"$LAB_DIR/attack.log" 2>&1 ;;
   esac
 }
@@ -182,9 +185,10 @@ inside() {
   jq -c --arg server "$server" --arg attack "$attack_name" --argjson attacker "$attacker" \
     --argjson witness_s "$witness_s" --arg witness "$witness_address" --arg dhcpcd "$dhcpcd_address" \
     --argjson flood_sent "$flood_sent" --arg load "$BENCH_LOAD" --arg store "$BENCH_STORE" \
+    --argjson attack_nice "${STARVATION_ATTACK_NICE:-0}" \
     --argjson commit_ms "$commit_ms" --argjson server_ack_ms "$ack_ms" --argjson threads "$threads" \
     '{server: $server, attack: $attack, store: (if $server == "kea" then "memfile" else $store end),
-      load: $load, attacker_leases_of_100: $attacker,
+      load: $load, attack_nice: $attack_nice, attacker_leases_of_100: $attacker,
       server_commit_p50_p99_ms: $commit_ms, server_request_to_ack_p50_p99_ms: $server_ack_ms,
       server_threads_cpu_and_runqueue_wait_ms: $threads,
       flood_packets_sent: $flood_sent, witness_address: $witness, witness_seconds: $witness_s,
