@@ -10,6 +10,12 @@
 # PostgreSQL: a throwaway cluster (tests/support/postgres_cluster.sh) on a UNIX socket, defaults
 # (fsync on, synchronous_commit on). The failover time needs namespaces: bench/failover.sh.
 #   bench/peers.sh [BUILD_DIR] [SECONDS]      (default build/release, 20 s per run)
+# PEERS_SERVER_CPU=F caps each server (landlord and Kea) at F of one CPU (cgroup v1 `cpu`
+# controller, CFS quota), each in its own group: on a 2-core box whose cores the servers,
+# PostgreSQL and the simulators share, it stands for servers on machines of their own, so two
+# servers can show what the shared database lets them scale to. PEERS_STEP sets the closed
+# loop's step (500ms, the issue's method): with a capped server a longer step lets less of a
+# step's excess hide in its queue within the 1 s deadline.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -20,9 +26,35 @@ kea=${KEA_DHCP4:-/usr/sbin/kea-dhcp4}
 [[ -x $landlord && -x $sim ]] || { echo "no landlord or landlord-sim in $build" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 
+cpu_cap=${PEERS_SERVER_CPU:-}
+cgroups=()
+if [[ -n $cpu_cap ]]; then
+  [[ -w /sys/fs/cgroup/cpu/cgroup.procs ]] || { echo "PEERS_SERVER_CPU needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu (and root)" >&2; exit 1; }
+  awk -v f="$cpu_cap" 'BEGIN { exit !(f > 0 && f <= 64) }' || { echo "PEERS_SERVER_CPU: a fraction of one CPU, e.g. 0.25" >&2; exit 2; }
+fi
+cap_server() {  # PID: into a CPU group of its own, capped at PEERS_SERVER_CPU of one CPU
+  [[ -n $cpu_cap ]] || return 0
+  local group="/sys/fs/cgroup/cpu/landlord-bench-peers-$$-${#cgroups[@]}"
+  mkdir "$group"
+  cgroups+=("$group")
+  echo 100000 >"$group/cpu.cfs_period_us"
+  awk -v f="$cpu_cap" 'BEGIN { printf "%d\n", f * 100000 }' >"$group/cpu.cfs_quota_us"
+  echo "$1" >"$group/cgroup.procs"  # the process and all its threads
+}
+remove_cgroups() {
+  local group
+  for group in "${cgroups[@]}"; do
+    [[ -f $group/cgroup.procs ]] && while read -r pid; do echo "$pid" >/sys/fs/cgroup/cpu/cgroup.procs; done <"$group/cgroup.procs"
+    rmdir "$group" 2>/dev/null || true
+  done
+}
+
 pgdir=/tmp/llpg-peers-$$
 source "$repo/bench/loopback_lib.sh"
-loopback_extra_cleanup() { "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true; }
+loopback_extra_cleanup() {
+  remove_cgroups
+  "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true
+}
 loopback_setup peers
 "$repo/tests/support/postgres_cluster.sh" start "$pgdir"
 pg_url="postgresql:///landlord?host=$pgdir&user=landlord"
@@ -30,7 +62,7 @@ sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -At "host=$pgdir user
 
 closed_loop() {  # REPORT SERVER_PORT SEED: landlord-sim's closed loop against 127.0.0.1:SERVER_PORT
   timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$2" --bind "127.0.0.1:$(($2 + 1))" \
-    --closed-loop --rate 200 --step 500ms --step-factor 1.5 --deadline 1s --max-miss 0.025 \
+    --closed-loop --rate 200 --step "${PEERS_STEP:-500ms}" --step-factor 1.5 --deadline 1s --max-miss 0.025 \
     --duration "${seconds}s" --clients 30000 --seed "$3" --report "$1" >/dev/null || true
 }
 line() {  # NAME DORA_PER_S LEASES CPU_TICKS VIOLATIONS NOTE
@@ -40,12 +72,13 @@ line() {  # NAME DORA_PER_S LEASES CPU_TICKS VIOLATIONS NOTE
 }
 fresh_database() { sql "drop table if exists leases, landlord_schema" >/dev/null; }
 
-echo "bench/peers.sh: $(basename "$build") build, ${seconds}s per run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), PostgreSQL $(sql 'show server_version')"
+echo "bench/peers.sh: $(basename "$build") build, ${seconds}s per run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), PostgreSQL $(sql 'show server_version')${cpu_cap:+, each server capped at $cpu_cap CPU}"
 echo "== DORA/s at saturation (closed loop) =="
 run_single() {  # NAME STORE_YAML
   next_port
   relay_config "$1" "$2"
   start_landlord "$1"
+  cap_server "${loopback_pids[-1]}"
   local before after
   before=$(cpu_ticks "${loopback_pids[0]}")
   closed_loop "$work/$1.json" "$port" 5
@@ -69,11 +102,13 @@ peers_yaml="peers: {servers: [127.0.0.1, 127.0.0.2], answer-all-after: 0s}"
 relay_config peer-a "  type: postgresql
   url: \"$pg_url\"" "$peers_yaml" 127.0.0.1
 start_landlord peer-a
+cap_server "${loopback_pids[-1]}"
 next_port
 second_port=$port
 relay_config peer-b "  type: postgresql
   url: \"$pg_url\"" "$peers_yaml" 127.0.0.2
 start_landlord peer-b
+cap_server "${loopback_pids[-1]}"
 before_a=$(cpu_ticks "${loopback_pids[0]}") before_b=$(cpu_ticks "${loopback_pids[1]}")
 closed_loop "$work/peer-a.json" "$first_port" 5 &
 loop_a=$!
@@ -113,6 +148,7 @@ JSON
   KEA_PIDFILE_DIR=$work KEA_LOCKFILE_DIR=$work "$kea" -c "$work/kea.json" -p "$port" >"$work/kea.out" 2>&1 &
   loopback_pids+=($!)
   wait_listening "$port" || { cat "$work/kea.out"; echo "kea-dhcp4 did not start" >&2; exit 1; }
+  cap_server "${loopback_pids[-1]}"
   before=$(cpu_ticks "${loopback_pids[0]}")
   closed_loop "$work/kea.json.report" "$port" 5
   after=$(cpu_ticks "${loopback_pids[0]}")
@@ -130,6 +166,7 @@ next_port
 relay_config latency "  type: postgresql
   url: \"$pg_url\""
 start_landlord latency
+cap_server "${loopback_pids[-1]}"
 timeout $((seconds + 30)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
   --clients $((seconds * 1000)) --rate 1000 --duration "$((seconds + 5))s" --seed 9 \
   --report "$work/latency.json" >/dev/null || true
