@@ -12,14 +12,7 @@
 # and demo-peers' names are unique to its run, so it runs beside ctest's other lab tests.
 #   demo_peers_smoke.sh BUILD_DIR
 set -euo pipefail
-repo="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$1"
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; echo "---- demo output"; cat "$out"; exit 1; }
-[[ $(id -u) -eq 0 ]] || skip "needs root for network namespaces"
-probe="lldemoprobe$$"
-ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-ip netns del "$probe"
+source "$(dirname "$0")/demo_lib.sh"
 pg_bin=${LANDLORD_PG_BIN:-/usr/lib/postgresql/15/bin}
 [[ -x $pg_bin/initdb ]] || skip "no PostgreSQL 15 in $pg_bin (tools/install-deps installs postgresql-15)"
 for tool in psql jq; do command -v "$tool" >/dev/null || skip "$tool is not installed (tools/install-deps)"; done
