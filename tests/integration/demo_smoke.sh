@@ -6,14 +6,7 @@
 # landlord (the server can count more: an ACK a client timed out on). Root; ~70 s.
 #   demo_smoke.sh BUILD_DIR
 set -euo pipefail
-repo="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$1"
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; echo "---- demo output"; cat "$out"; exit 1; }
-[[ $(id -u) -eq 0 ]] || skip "needs root for network namespaces"
-probe="lldemoprobe$$"
-ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-ip netns del "$probe"
+source "$(dirname "$0")/demo_lib.sh"
 for tool in curl sqlite3; do command -v "$tool" >/dev/null || skip "$tool is not installed (tools/install-deps)"; done
 
 out=$(mktemp /tmp/demo-smoke.XXXXXX)
