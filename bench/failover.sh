@@ -9,7 +9,7 @@
 # PostgreSQL on a UNIX socket; holds /tmp/landlord-netns.lock. Root. Then, side by side, the
 # same measurement of two Kea 2.2 servers with Kea's HA hook in load-balancing mode
 # (bench/failover_kea.sh, ~3.5 min more; BENCH_KEA_HA=0 skips it).
-#   bench/failover.sh [BUILD_DIR]      (default build/release)
+#   bench/failover.sh [BUILD_DIR]      (default build/release; KEEP_WORK=1 keeps the logs in /tmp)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -30,7 +30,7 @@ cleanup() {
   for pid in $sim_pid $pid_a $pid_b; do kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   for side in a b c w; do ip netns del "$prefix$side" 2>/dev/null || true; done
   "$repo/tests/support/postgres_cluster.sh" stop "$pgdir" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  [[ -n ${KEEP_WORK:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
 
@@ -84,8 +84,10 @@ sim_pid=""
 
 # "2026-12-02T01:16:19.123+0000 info grant 198.18.0.10 client 02:..:.. id ...": ms since the epoch.
 to_ms() { date -d "$1" +%s%3N; }
-# Clients of A's buckets: those B left to its peer (debug lines), by MAC.
-grep -a "peer's hash buckets" "$work/b.log" | awk '{print $6}' | sort -u >"$work/a-bucket-macs.txt"
+# Clients of A's buckets: those B left to its peer, and those it offered to for A once the store
+# said A was down (debug lines), by MAC.
+grep -aE "peer's hash buckets|offered for its peer, which is down" "$work/b.log" | awk '{print $6}' |
+  sort -u >"$work/a-bucket-macs.txt"
 # A's clients when it died: the addresses it ACKed.
 grep -aoE " info (grant|renew|rebind) 198\.18\.0\.[0-9]+" "$work/a.log" | awk '{print $3}' | sort -u >"$work/held-by-a.txt"
 first_new="" first_rebind="" last_rebind="" taken_over=0

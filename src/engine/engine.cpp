@@ -79,6 +79,7 @@ struct Engine::State {
   RenewalCopies renewal_copies;  // a relay's copies of unicast renewals (renewal_copies.hpp)
   std::optional<PeerShare> share = peer_share(config);  // peers split the clients (load_balance.hpp)
   DiscoverWaits discover_waits;  // how long clients left to a peer have been trying
+  std::unordered_set<std::uint32_t> peers_down;  // server-ids of peers the store says are down
   // A shared store: the addresses whose token another server holds (its last bound write, or
   // its new token: lease.hpp `writer`). A bound record of ours for one takes the next token.
   std::unordered_set<std::uint32_t> tokens_elsewhere;
@@ -512,9 +513,28 @@ struct Engine::State {
   // or by the client's RFC 3074 bucket, or because its `secs` says it has waited long enough.
   bool answers_here(const SubnetView& view, const wire::Message& message) const {
     const auto& primary = view.subnet->primary;
-    if (!primary) return answers_discover(message, *share, config.peers.answer_all_after);
+    if (!primary) {
+      return answers_discover(message, *share, config.peers.answer_all_after) ||
+             down_peer_of(view, message).has_value();
+    }
     return *primary == config.peers.servers[share->index] ||
-           std::chrono::seconds{message.secs} >= config.peers.answer_all_after;
+           std::chrono::seconds{message.secs} >= config.peers.answer_all_after ||
+           down_peer_of(view, message).has_value();
+  }
+  // The peer whose client this is (by the subnet's primary or the client's bucket), when the
+  // store says it is down (peers_up).
+  std::optional<Ipv4> down_peer_of(const SubnetView& view, const wire::Message& message) const {
+    if (!share || peers_down.empty()) return std::nullopt;
+    std::optional<Ipv4> owner = view.subnet->primary;
+    if (!owner) {
+      const auto bucket = client_bucket(message);
+      if (!bucket) return std::nullopt;
+      owner = config.peers.servers[*bucket % share->count];
+    }
+    if (*owner == config.peers.servers[share->index] || !peers_down.contains(owner->to_uint())) {
+      return std::nullopt;
+    }
+    return owner;
   }
 
   Outcome discover(const SubnetView& view, const wire::Message& message, const Ingress& ingress,
@@ -548,7 +568,10 @@ struct Engine::State {
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
                    durations, {}, own_reservation(view, message, client, *address),
                    config.classes, member_of, config.server.classless_default_route};
-    Outcome outcome{make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, "offered"}};
+    // Said in the log: an operator (and bench/failover.sh) can tell a peer's client served for it.
+    const std::string_view reason =
+        down_peer_of(view, message) ? "offered for its peer, which is down" : "offered";
+    Outcome outcome{make_reply(message, ingress, spec), {}, {EventKind::Offer, *address, reason}};
     // Offer-ping checks an address nobody here holds: not the client's own bound lease.
     if (!already_bound) outcome.probe_first = view.subnet->offer_ping;
     return outcome;
@@ -1090,6 +1113,26 @@ Engine::~Engine() = default;
 void Engine::restore(lease::Lease record) { state_->restore(std::move(record)); }
 
 bool Engine::observe(lease::Lease record) { return state_->observe(std::move(record)); }
+
+std::vector<Ipv4> Engine::peers_up(std::span<const Ipv4> up) {
+  std::vector<Ipv4> changed;
+  const auto& servers = state_->config.peers.servers;
+  const std::optional<PeerShare>& share = state_->share;
+  for (std::size_t index = 0; index < servers.size(); ++index) {
+    if (share && index == share->index) continue;  // ourselves
+    const Ipv4 server = servers[index];
+    const bool down = std::find(up.begin(), up.end(), server) == up.end();
+    const bool was_down = state_->peers_down.contains(server.to_uint());
+    if (down == was_down) continue;
+    if (down) {
+      state_->peers_down.insert(server.to_uint());
+    } else {
+      state_->peers_down.erase(server.to_uint());
+    }
+    changed.push_back(server);
+  }
+  return changed;
+}
 
 Outcome Engine::handle(const wire::Message& message, const Ingress& ingress, TimePoint now) {
   return state_->handle(message, ingress, now);

@@ -821,6 +821,28 @@ class Server final : public control::Daemon {
                  "answering again",
                  engine_.counters().learned);
   }
+  // Peers: who is up by their sessions with the shared store (view_sync.hpp, engine.hpp).
+  void peers_seen(std::vector<Ipv4> up, bool held) {
+    std::string listed;
+    for (const Ipv4 peer : up) listed += (listed.empty() ? "" : ", ") + peer.to_string();
+    spdlog::debug("servers connected to the shared store: {}", listed.empty() ? "none" : listed);
+    for (const Ipv4 peer : engine_.peers_up(up)) {
+      if (std::find(up.begin(), up.end(), peer) == up.end()) {
+        spdlog::warn("peer {} has no session with the shared store (stopped, killed or cut off): "
+                     "answering its clients at once",
+                     peer.to_string());
+      } else {
+        spdlog::info("peer {} is connected to the shared store: leaving its clients to it",
+                     peer.to_string());
+      }
+    }
+    if (!held && own_presence_held_) {
+      spdlog::error("another session holds this server's presence on the shared store (server-id "
+                    "{}): two servers with one server-id? Its peers cannot tell when it stops",
+                    config_.server.server_id ? config_.server.server_id->to_string() : "none");
+    }
+    own_presence_held_ = held;
+  }
 
  private:
 
@@ -967,6 +989,7 @@ class Server final : public control::Daemon {
       send_log_, view_log_;
   bool view_current_ = true;
   std::uint64_t view_sync_failures_ = 0, dropped_view_stale_ = 0;
+  bool own_presence_held_ = true;  // the last peers_seen(): a refusal is logged once
   ClockAgreement clock_check_;  // with the shared store's: unknown until the first reading
   ServiceReadiness readiness_;  // READY=1 once the clocks agree
   std::uint64_t dropped_clock_skew_ = 0;
@@ -1024,6 +1047,9 @@ int run(config::Config config, const ServerOptions& options) {
   }
   const Duration sync_interval = config.store.poll_interval();
   const bool sync_notify = config.store.sync_notify;
+  // Peers: the feed's connection holds this server's presence (view_sync.hpp).
+  const std::optional<Ipv4> presence =
+      config.peers.enabled() ? config.server.server_id : std::nullopt;
 
   // Start-up: every stored record back into memory before the first packet. Leases that ended
   // while we were down are reclaimed as soon as the loop runs: their deadlines have passed.
@@ -1070,7 +1096,9 @@ int run(config::Config config, const ServerOptions& options) {
             .failed = [&server](const store::StoreError& error) { server.view_failed(error); },
             .recovered = [&server] { server.view_recovered(); },
             .clock = [&server](store::PostgresLeaseStore::ClockReading reading) { server.clock_read(reading); },
-        });
+            .peers = [&server](std::vector<Ipv4> up, bool held) { server.peers_seen(std::move(up), held); },
+        },
+        presence);
   }
   io.run();
   if (view_sync) view_sync->stop();

@@ -24,7 +24,8 @@ int make_wake_fd() {
 
 ViewSync::ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
                    store::ChangeCursor start, Duration interval, bool listen,
-                   std::function<TimePoint()> local_now, Handlers handlers)
+                   std::function<TimePoint()> local_now, Handlers handlers,
+                   std::optional<Ipv4> announce_as)
     : io_(io),
       feed_(std::move(feed)),
       cursor_(std::move(start)),
@@ -32,6 +33,7 @@ ViewSync::ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresL
       listen_(listen),
       local_now_(std::move(local_now)),
       handlers_(std::move(handlers)),
+      announce_as_(announce_as),
       wake_fd_(make_wake_fd()),
       thread_([this] { run(); }) {}
 
@@ -60,6 +62,30 @@ bool ViewSync::check_clock() {
   return reading.has_value();
 }
 
+void ViewSync::check_peers() {
+  // A failed read is the connection's: the next poll on it reports that.
+  auto present = feed_->present();
+  if (!present) return;
+  std::vector<Ipv4> read;
+  for (const std::uint32_t id : *present) read.push_back(Ipv4{id});
+  std::sort(read.begin(), read.end());
+  // Up: present in this read or the one before it.
+  std::vector<Ipv4> up = read;
+  if (last_read_) up.insert(up.end(), last_read_->begin(), last_read_->end());
+  std::sort(up.begin(), up.end());
+  up.erase(std::unique(up.begin(), up.end()), up.end());
+  last_read_ = std::move(read);
+  const bool held = feed_->presence_held();
+  if (last_posted_ == up && last_held_ == held) return;
+  last_posted_ = up;
+  last_held_ = held;
+  if (handlers_.peers) {
+    boost::asio::post(io_, [peers = handlers_.peers, up = std::move(up), held]() mutable {
+      peers(std::move(up), held);
+    });
+  }
+}
+
 bool ViewSync::wait_for_next(Duration wait, bool& notified) {
   notified = false;
   if (!listen_) {
@@ -86,6 +112,8 @@ void ViewSync::run() {
   // LISTEN before the first poll: a commit after that poll's snapshot is then announced. A
   // failure here is the connection's, which the first poll reports (and its reconnect listens).
   if (listen_) (void)feed_->listen();
+  // Likewise: a failed announcement is retried by the reconnect of the poll that reports it.
+  if (announce_as_) (void)feed_->announce(announce_as_->to_uint());
   for (;;) {
     {
       std::lock_guard lock(mutex_);
@@ -111,6 +139,7 @@ void ViewSync::run() {
       }
       if (failing) boost::asio::post(io_, handlers_.recovered);
       failing = false;
+      if (announce_as_) check_peers();
     } else {
       failing = true;
       boost::asio::post(io_, [failed = handlers_.failed, error = polled.error()] { failed(error); });

@@ -61,6 +61,19 @@ Deadline deadline_after(std::chrono::milliseconds timeout) {
   return std::chrono::steady_clock::now() + timeout;
 }
 
+Expected<bool, StoreError> take_presence_lock(PGconn* connection, std::string_view name,
+                                              std::uint32_t id, Deadline deadline) {
+  // Two int4 keys: the class (landlord's peers) and the id. An id above 2^31 is passed as the
+  // int4 of the same 32 bits, and pg_locks shows it back as an oid (unsigned).
+  const std::string class_key = std::to_string(PostgresLeaseStore::kPresenceLockClass);
+  const std::string id_key = std::to_string(static_cast<std::int32_t>(id));
+  auto taken = detail::execute(connection, name, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
+                               {class_key.c_str(), id_key.c_str()}, PGRES_TUPLES_OK,
+                               "announcing this server", deadline);
+  if (!taken) return unexpected(taken.error());
+  return std::string_view(PQgetvalue(taken->get(), 0, 0)) == "t";
+}
+
 Expected<void, StoreError> prepare_statements(PGconn* connection, std::string_view name,
                                               Deadline deadline) {
   const std::array<std::pair<const char*, const char*>, 3> statements{{
@@ -180,8 +193,50 @@ Expected<void, StoreError> PostgresLeaseStore::ensure_connected() {
                                     "listening for changes", deadline);
     if (!listened) return unexpected(listened.error());
   }
+  if (announced_) {
+    auto taken = take_presence_lock(connected->get(), name_, *announced_, deadline);
+    if (!taken) return unexpected(taken.error());
+    presence_held_ = *taken;  // false: another session holds the id
+  }
   connection_->adopt(std::move(*connected));
   return {};
+}
+
+Expected<bool, StoreError> PostgresLeaseStore::announce(std::uint32_t id) {
+  const bool open = connection_->handle != nullptr && detail::still_open(connection_->handle.get());
+  announced_ = id;  // from here on every new connection announces again (ensure_connected)
+  if (!open) {
+    if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+    return presence_held_;
+  }
+  auto taken = take_presence_lock(connection_->handle.get(), name_, id, deadline_after(options_.timeout));
+  if (!taken) {
+    connection_->handle.reset();
+    return unexpected(taken.error());
+  }
+  presence_held_ = *taken;
+  return presence_held_;
+}
+
+Expected<std::vector<std::uint32_t>, StoreError> PostgresLeaseStore::present() {
+  if (auto connected = ensure_connected(); !connected) return unexpected(connected.error());
+  const std::string class_key = std::to_string(kPresenceLockClass);
+  auto rows = detail::execute(
+      connection_->handle.get(), name_,
+      "SELECT objid::int8 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
+      "AND classid = $1::int8::oid AND database = (SELECT oid FROM pg_database WHERE datname = "
+      "current_database())",
+      {class_key.c_str()}, PGRES_TUPLES_OK, "reading which servers are up",
+      deadline_after(options_.timeout));
+  if (!rows) {
+    connection_->handle.reset();
+    return unexpected(rows.error());
+  }
+  std::vector<std::uint32_t> ids;
+  for (int row = 0; row < PQntuples(rows->get()); ++row) {
+    ids.push_back(static_cast<std::uint32_t>(std::stoull(PQgetvalue(rows->get(), row, 0))));
+  }
+  return ids;
 }
 
 Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(

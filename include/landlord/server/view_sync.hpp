@@ -11,11 +11,13 @@
 // one, which is the reload of the view. docs/lease-store.md, "Several servers".
 // On the same thread and connection it reads the database's clock against this server's, at
 // the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks"); a reading
-// that fails is tried again before the next poll.
+// that fails is tried again before the next poll. With peers it also holds this server's
+// presence lock on that connection and reads who else is up (docs/lease-store.md, "Peers").
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -37,6 +39,10 @@ class ViewSync {
     std::function<void()> recovered;
     // On the loop: this server's clock against the database's (local minus database).
     std::function<void(store::PostgresLeaseStore::ClockReading)> clock;
+    // On the loop, with `announce_as`: the servers whose sessions the database holds
+    // (PostgresLeaseStore::present), at the first poll and whenever that changes; `held`:
+    // this server's own presence lock is its (false: another session holds its server-id).
+    std::function<void(std::vector<Ipv4> up, bool held)> peers;
   };
   static constexpr Duration kClockCheckInterval = std::chrono::seconds{10};
   static constexpr Duration kRetryInterval = std::chrono::milliseconds{100};
@@ -47,9 +53,14 @@ class ViewSync {
   // Polls `feed` (a connection of its own) from `start` on; the thread starts here.
   // `local_now` is this server's clock (server::Clock), read on the thread. `listen`: wake up
   // on the other servers' notifications too (their stores opened with PostgresOptions::notify).
+  // `announce_as` (peers): the feed's connection holds this server's presence lock under it,
+  // and every poll reads who else is up (a server counts as up until it has been missing from
+  // two reads in a row, so servers reconnecting after a database restart are not taken for
+  // dead).
   ViewSync(boost::asio::io_context& io, std::unique_ptr<store::PostgresLeaseStore> feed,
            store::ChangeCursor start, Duration interval, bool listen,
-           std::function<TimePoint()> local_now, Handlers handlers);
+           std::function<TimePoint()> local_now, Handlers handlers,
+           std::optional<Ipv4> announce_as = std::nullopt);
   ~ViewSync();  // stop()
   ViewSync(const ViewSync&) = delete;
   ViewSync& operator=(const ViewSync&) = delete;
@@ -64,6 +75,7 @@ class ViewSync {
  private:
   void run();
   bool check_clock();  // false: the reading failed
+  void check_peers();  // with announce_as_: who is up, posted when it changed
   // Until the next poll is due: `wait` at most, less when a notification comes (listening).
   // False when stopping.
   bool wait_for_next(Duration wait, bool& notified);
@@ -75,6 +87,9 @@ class ViewSync {
   const bool listen_;
   std::function<TimePoint()> local_now_;
   Handlers handlers_;
+  const std::optional<Ipv4> announce_as_;
+  std::optional<std::vector<Ipv4>> last_read_, last_posted_;  // present(), on the thread only
+  bool last_held_ = false;                                    // on the thread only
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;  // guarded by mutex_

@@ -98,6 +98,17 @@ class PostgresLeaseStore final : public LeaseStore {
   // connection it only waits. Notifications are a hint: the poll that follows reads the rows.
   Expected<bool, StoreError> await_notification(Duration timeout, int wake_fd);
 
+  // Who is up, as the database sees it (docs/lease-store.md, "Peers"): `announce(id)` takes a
+  // session advisory lock under `id` (a server's server-id) on this connection, now and after
+  // every reconnect; PostgreSQL releases it when the session ends — the server killed, its host
+  // gone, its connection cut — and not while the server is only paused. False: another session
+  // holds `id` already (two servers configured with one server-id); presence_held() says
+  // whether the current connection holds it. `present()` lists the ids
+  // whose lock a session holds now, in this database.
+  Expected<bool, StoreError> announce(std::uint32_t id);
+  bool presence_held() const { return presence_held_; }
+  Expected<std::vector<std::uint32_t>, StoreError> present();
+
   // How far `local_now` (this server's clock) is from the database server's clock: local minus
   // database (positive: this server is ahead), read at the middle of one round trip, which
   // bounds the error (`round_trip` / 2). Servers sharing a store write absolute lease ends, so
@@ -120,6 +131,8 @@ class PostgresLeaseStore final : public LeaseStore {
   const std::string& name() const { return name_; }  // the URL without a password
 
   static constexpr int kSchemaVersion = 3;  // 2: classes; 3: writer
+  // The first key of announce()'s advisory locks: 'LLPR', landlord's peers.
+  static constexpr std::int32_t kPresenceLockClass = 0x4C4C5052;
 
  private:
   struct Connection;
@@ -137,6 +150,8 @@ class PostgresLeaseStore final : public LeaseStore {
   std::unique_ptr<detail::PostgresNotifier> notifier_;  // when options_.notify
   std::string own_payload_;  // this store's writer, as its notifications carry it ("" if none)
   bool listening_ = false;
+  std::optional<std::uint32_t> announced_;  // announce()'s id, taken again at each reconnect
+  bool presence_held_ = false;              // this connection holds announced_'s lock
 };
 
 }  // namespace landlord::store

@@ -96,6 +96,29 @@ TEST(Peers, EachServerOffersOnlyToItsOwnBucketsUnlessTheClientHasWaited) {
   EXPECT_EQ(reply_type(first.send(waited)), MessageType::Offer);
 }
 
+// A peer the shared store says is down (its session ended: killed, cut off) has its new
+// clients answered at once, secs 0 and all; once it is back they are its own again. Our own
+// entry in the list is ignored (we are up, whatever a read says).
+TEST(Peers, APeerTheStoreSaysIsDownHasItsClientsAnsweredAtOnce) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{peer_config(kServerAddress)};
+  EXPECT_TRUE(first.engine.peers_up(std::vector<Ipv4>{kServerAddress, kOtherServer}).empty());
+  EXPECT_EQ(reply_type(first.discover(theirs)), std::nullopt);
+  EXPECT_EQ(first.engine.peers_up(std::vector<Ipv4>{}), std::vector<Ipv4>{kOtherServer});
+  const Outcome served = first.discover(theirs);
+  EXPECT_EQ(reply_type(served), MessageType::Offer);  // secs 0, at once
+  EXPECT_EQ(served.event.reason, "offered for its peer, which is down");  // said in the log
+  const Outcome own = first.discover(ours);
+  EXPECT_EQ(reply_type(own), MessageType::Offer);
+  EXPECT_EQ(own.event.reason, "offered");
+  EXPECT_EQ(first.engine.peers_up(std::vector<Ipv4>{kOtherServer}), std::vector<Ipv4>{kOtherServer});
+  // Back: a server that had not offered to the client yet leaves it to the peer again.
+  Harness again{peer_config(kServerAddress)};
+  again.engine.peers_up(std::vector<Ipv4>{});
+  again.engine.peers_up(std::vector<Ipv4>{kOtherServer});
+  EXPECT_EQ(reply_type(again.discover(theirs)), std::nullopt);
+}
+
 // A client that leaves `secs` at 0 (some embedded stacks, some PXE ROMs) never reaches
 // answer-all-after by secs: the server counts from the first DISCOVER of it that it left to the
 // peer, and answers once the client has been trying that long.
@@ -179,6 +202,17 @@ TEST(Peers, ASubnetsPrimaryAnswersAllItsNewClients) {
   auto waited = client_message(MessageType::Discover, ours);
   waited.secs = 3;  // the primary may be down
   EXPECT_EQ(reply_type(first.send(waited)), MessageType::Offer);
+}
+
+// The same for a subnet whose primary is down: the other server answers its new clients at once.
+TEST(Peers, ASubnetWhosePrimaryIsDownIsAnsweredByTheOtherAtOnce) {
+  const auto [ours, theirs] = one_client_of_each_peer();
+  Harness first{with_primary(kServerAddress)};
+  first.engine.peers_up(std::vector<Ipv4>{kServerAddress});  // not the primary: it is down
+  EXPECT_EQ(reply_type(first.discover(ours)), MessageType::Offer);
+  EXPECT_EQ(reply_type(first.discover(theirs)), MessageType::Offer);
+  Harness second{with_primary(kServerAddress)};
+  EXPECT_EQ(reply_type(second.discover(ours)), std::nullopt);  // told nothing: the primary is up
 }
 
 // The primary decides only who OFFERs to new clients: the other server still takes over a

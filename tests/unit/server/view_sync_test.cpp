@@ -28,7 +28,8 @@ using store::testing::bound_lease;
 // One server's feed on its own loop thread; records when each address reached the loop.
 class Feed {
  public:
-  Feed(const std::string& url, Duration interval, bool listen, Ipv4 self) {
+  // `announce`: this feed holds `self`'s presence and reports who is up (Handlers::peers).
+  Feed(const std::string& url, Duration interval, bool listen, Ipv4 self, bool announce = false) {
     auto feed = store::PostgresLeaseStore::open({.url = url, .writer = self});
     EXPECT_TRUE(feed.has_value()) << (feed ? "" : feed.error().message);
     if (!feed) return;
@@ -46,7 +47,14 @@ class Feed {
             .failed = [this](const store::StoreError&) { ++failures_; },
             .recovered = [] {},
             .clock = {},
-        });
+            .peers =
+                [this](std::vector<Ipv4> up, bool held) {
+                  std::lock_guard lock(mutex_);
+                  up_ = std::move(up);
+                  held_ = held;
+                },
+        },
+        announce ? std::optional<Ipv4>(self) : std::nullopt);
     loop_ = std::thread([this] { io_.run(); });
   }
   ~Feed() {
@@ -57,6 +65,20 @@ class Feed {
   bool running() const { return sync_ != nullptr; }
   ViewSync& sync() { return *sync_; }
   int failures() const { return failures_; }
+
+  // Whether the servers reported up became `expected` (sorted) within `limit`, with this
+  // feed's own presence held.
+  bool up_becomes(const std::vector<Ipv4>& expected, Duration limit) {
+    const auto until = Steady::now() + limit;
+    while (Steady::now() < until) {
+      {
+        std::lock_guard lock(mutex_);
+        if (up_ == expected && held_) return true;
+      }
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
 
   // When `address` reached the loop, waiting up to `limit` for it.
   std::optional<Steady::time_point> seen(Ipv4 address, Duration limit) {
@@ -77,6 +99,8 @@ class Feed {
       boost::asio::make_work_guard(io_);
   std::mutex mutex_;
   std::map<Ipv4, Steady::time_point> seen_;
+  std::optional<std::vector<Ipv4>> up_;  // the last Handlers::peers
+  bool held_ = false;
   std::atomic<int> failures_{0};
   std::unique_ptr<ViewSync> sync_;
   std::thread loop_;
@@ -105,6 +129,23 @@ class ViewSyncTest : public ::testing::Test {
   store::testing::ScratchDatabase database_;
   const Ipv4 self_{198, 18, 0, 2};
 };
+
+// Who is up, by the database's sessions: a peer whose session ends (its process gone) is
+// reported down within a few polls, and up again once it is back.
+TEST_F(ViewSyncTest, APeerWhoseSessionEndsIsReportedDownAndUpAgainWhenItReturns) {
+  const Ipv4 other{198, 18, 0, 1};
+  Feed ours(database_.url(), 50ms, false, self_, true);
+  ASSERT_TRUE(ours.running());
+  {
+    Feed theirs(database_.url(), 50ms, false, other, true);
+    ASSERT_TRUE(theirs.running());
+    EXPECT_TRUE(ours.up_becomes({other, self_}, 5s));
+    EXPECT_TRUE(theirs.up_becomes({other, self_}, 5s));
+  }  // its session ends with it
+  EXPECT_TRUE(ours.up_becomes({self_}, 5s));
+  Feed back(database_.url(), 50ms, false, other, true);
+  EXPECT_TRUE(ours.up_becomes({other, self_}, 5s));
+}
 
 // The fallback poll is 10 s away; every one of 20 commits reaches the view within 1 s (a
 // notification and one poll: a few ms on a calm machine), each by a notified poll.

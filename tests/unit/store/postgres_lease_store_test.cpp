@@ -1,8 +1,9 @@
 // What only the PostgreSQL backend promises: several servers on one database (a race for one
 // address has exactly one winner, a paused writer is refused), the versioned schema, the change
-// feed the servers learn each other's writes from, and a lost or stalled connection. The
+// feed the servers learn each other's writes from, who is up, and a lost or stalled connection. The
 // conformance suite (lease_store_conformance_test.cpp) covers the rest. Runs only under the
 // ctest fixture `postgres` (postgres_test_support.hpp).
+#include <algorithm>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -767,6 +768,45 @@ TEST_F(PostgresSynchronousStandbyTest, ACommitNotConfirmedByTheStandbyIsNotAckno
   written = store->commit(std::vector{bound_lease(3, 1)});
   ASSERT_TRUE(written.has_value()) << written.error().message;
   EXPECT_EQ(*written, std::vector{WriteResult::Written});
+}
+
+// Who is up: each server's presence lock lives as long as its session. A server that goes (its
+// connection closed, as a killed process's is) drops out of present() at once; one that was cut
+// off takes its lock again when it reconnects; a second session with the same id is refused.
+TEST_F(PostgresLeaseStoreTest, PresenceLastsAsLongAsTheSessionAndComesBackWithIt) {
+  auto first = open();
+  auto second = open();
+  ASSERT_TRUE(first && second);
+  const std::uint32_t a = Ipv4{198, 18, 0, 1}.to_uint(), b = Ipv4{255, 18, 0, 2}.to_uint();
+  auto announced = first->announce(a);
+  ASSERT_TRUE(announced.has_value()) << announced.error().message;
+  EXPECT_TRUE(*announced);
+  auto second_announced = second->announce(b);  // above 2^31: a negative int4 in the lock
+  ASSERT_TRUE(second_announced.has_value() && *second_announced);
+  const auto present = [&](PostgresLeaseStore& store) {
+    auto ids = store.present();
+    EXPECT_TRUE(ids.has_value()) << (ids ? "" : ids.error().message);
+    std::vector<std::uint32_t> sorted = ids ? *ids : std::vector<std::uint32_t>{};
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+  };
+  EXPECT_EQ(present(*first), (std::vector<std::uint32_t>{a, b}));
+
+  auto impostor = open();
+  ASSERT_TRUE(impostor);
+  auto refused = impostor->announce(a);
+  ASSERT_TRUE(refused.has_value()) << refused.error().message;
+  EXPECT_FALSE(*refused);
+  EXPECT_FALSE(impostor->presence_held());
+  impostor.reset();
+
+  second.reset();  // its session ends: gone at once
+  EXPECT_EQ(present(*first), std::vector<std::uint32_t>{a});
+
+  database_.end_connections();  // every session cut: the next call reconnects and announces
+  EXPECT_EQ(present(*first), std::vector<std::uint32_t>{a});
+  EXPECT_TRUE(first->presence_held());
+  EXPECT_EQ(first->reconnects(), 1u);
 }
 
 }  // namespace
