@@ -84,6 +84,14 @@ case $action in
     as_owner "$bin/psql" -X -q -h "$primary" -U landlord -d landlord \
       -c "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" \
       >/dev/null
+    # Returns once the replica streams synchronously: the walreceiver connects after start-up
+    # and the primary's walsender reads the new setting after the reload, both a moment later.
+    for ((tries = 0; tries < 100; tries++)); do
+      state=$(as_owner "$bin/psql" -X -At -h "$primary" -U landlord -d landlord \
+        -c "select sync_state from pg_stat_replication" 2>/dev/null || true)
+      [[ $state == sync ]] && break
+      sleep 0.1
+    done
     ;;
   promote) as_owner "$bin/pg_ctl" -D "$dir/data" -w -t 30 promote >/dev/null ;;
   restart)
