@@ -5,9 +5,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-#include <span>
 #include <vector>
 
 #include "landlord/base/expected.hpp"
@@ -201,10 +201,10 @@ class Engine {
   bool observe(lease::Lease record);
 
   // Peers (config.peers): which of them are up, as the shared store sees it (their sessions,
-  // docs/lease-store.md "Peers"); this server's own entry is ignored. A DISCOVER of a peer that
-  // is down is answered at once, as if its `secs` had reached answer-all-after, and so is one for
-  // a subnet whose primary is down. Until told otherwise every peer is taken to be up. Returns
-  // the server-ids whose state changed.
+  // docs/lease-store.md "Who is up, by the database"); this server's own entry is ignored. A
+  // DISCOVER of a peer that is down is answered at once, as if its `secs` had reached
+  // answer-all-after, and so is one for a subnet whose primary is down. Until told otherwise
+  // every peer is taken to be up. Returns the server-ids whose state changed.
   std::vector<Ipv4> peers_up(std::span<const Ipv4> up);
 
   // The store refused `record` (a mutation this engine produced) for a stale fencing token:

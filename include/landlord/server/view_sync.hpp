@@ -12,7 +12,8 @@
 // On the same thread and connection it reads the database's clock against this server's, at
 // the first poll and every kClockCheckInterval after (docs/lease-store.md, "Clocks"); a reading
 // that fails is tried again before the next poll. With peers it also holds this server's
-// presence lock on that connection and reads who else is up (docs/lease-store.md, "Peers").
+// presence lock on that connection and reads who else is up (docs/lease-store.md, "Who is up,
+// by the database").
 #include <atomic>
 #include <condition_variable>
 #include <functional>

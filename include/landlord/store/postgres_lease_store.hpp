@@ -98,13 +98,13 @@ class PostgresLeaseStore final : public LeaseStore {
   // connection it only waits. Notifications are a hint: the poll that follows reads the rows.
   Expected<bool, StoreError> await_notification(Duration timeout, int wake_fd);
 
-  // Who is up, as the database sees it (docs/lease-store.md, "Peers"): `announce(id)` takes a
-  // session advisory lock under `id` (a server's server-id) on this connection, now and after
-  // every reconnect; PostgreSQL releases it when the session ends — the server killed, its host
-  // gone, its connection cut — and not while the server is only paused. False: another session
-  // holds `id` already (two servers configured with one server-id); presence_held() says
-  // whether the current connection holds it. `present()` lists the ids
-  // whose lock a session holds now, in this database.
+  // Who is up, as the database sees it (docs/lease-store.md, "Who is up, by the database"):
+  // `announce(id)` takes a session advisory lock under `id` (a server's server-id) on this
+  // connection, now and after every reconnect; PostgreSQL releases it when the session ends —
+  // the server killed, its host gone, its connection cut — and not while the server is only
+  // paused. False: another session holds `id` already (two servers configured with one
+  // server-id); presence_held() says whether the current connection holds it. `present()`
+  // lists the ids whose lock a session holds now, in this database.
   Expected<bool, StoreError> announce(std::uint32_t id);
   bool presence_held() const { return presence_held_; }
   Expected<std::vector<std::uint32_t>, StoreError> present();
