@@ -11,6 +11,9 @@
 #   bench/durability_counts.sh [BUILD_DIR] [RATE] [SECONDS] [STORE...]
 #                              (default build/release 4000 5 memory sqlite sqlite-tmpfs)
 # STORE_KEYS adds store keys to every server's config, e.g. STORE_KEYS='batch-linger: 2ms'.
+# DURABILITY_PROFILE_DIR=DIR also samples the server for the run (`perf record -F 2999 -e
+# cpu-clock`, DURABILITY_PROFILE_G=-g for call graphs) into DIR/STORE.data, for
+# `perf report -i DIR/STORE.data --sort comm,dso`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build=${1:-$repo/build/release}
@@ -54,11 +57,18 @@ for store in "${stores[@]}"; do
   records_before=$(metric "$store" landlord_store_records_written_total)
   perf stat --per-thread -x, -e "$events" -p "$pid" -o "$work/$store.perf" &
   perf_pid=$!
+  record_pid=""
+  if [[ -n ${DURABILITY_PROFILE_DIR:-} ]]; then
+    perf record -F 2999 -e cpu-clock ${DURABILITY_PROFILE_G:-} -p "$pid" \
+      -o "$DURABILITY_PROFILE_DIR/$store.data" 2>/dev/null &
+    record_pid=$!
+  fi
   sleep 0.5
   timeout $((seconds + 60)) "$sim" --server "127.0.0.1:$port" --bind "127.0.0.1:$((port + 1))" \
     --clients $((rate * seconds)) --rate "$rate" --duration "$((seconds + 3))s" --seed 1 \
     --report "$work/$store.json" >"$work/$store.sim" 2>&1 || true
   kill -INT "$perf_pid" 2>/dev/null || true; wait "$perf_pid" || true
+  if [[ -n $record_pid ]]; then kill -INT "$record_pid" 2>/dev/null || true; wait "$record_pid" || true; fi
   commits=$(($(metric "$store" landlord_store_commits_total) - commits_before))
   records=$(($(metric "$store" landlord_store_records_written_total) - records_before))
   stop_landlords

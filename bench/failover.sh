@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Failover time of two landlord peers on one PostgreSQL store (issue #14): server A is killed
 # (-9) while new clients keep arriving; how long until server B answers
-#   - a NEW client of A's hash buckets (B answers it once its DISCOVER's secs reaches
-#     peers.answer-all-after, here 1s): kill -> B's first ACK to such a client;
+#   - a NEW client of A's hash buckets (B answers it at once when the database shows A's session
+#     gone, else once its DISCOVER's secs reaches peers.answer-all-after, here 1s): kill -> B's
+#     first ACK to such a client;
 #   - A's EXISTING clients (they renew with A at T1, unanswered, and rebind at T2 to B):
 #     kill -> B's first and last rebind ACK of them, with 10 s leases (T2 at 8.75 s).
 # Namespaces like tests/integration/lab_postgres_failover.sh (198.18.0.0/24 only), a throwaway

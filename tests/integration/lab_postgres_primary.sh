@@ -6,7 +6,8 @@
 #     B leaves their DISCOVERs (none of B's OFFERs before the kill). A rebooting client's
 #     INIT-REBOOT, broadcast to both, is answered by the server whose token its lease is (A);
 #     B leaves it to A.
-#   - kill -9 A under load: B answers new clients once they have tried for answer-all-after
+#   - kill -9 A under load: B answers new clients (at once when the database shows A's session
+#     gone, at the latest once they have tried for answer-all-after)
 #     (3 s), confirms A's rebooting clients after the same wait, and takes every client A held
 #     over by its REBINDING at T2: each address A ACKed is rebound or confirmed by B after the kill.
 #   - 0 double grants, by SQL over every write the store accepted (a trigger on the leases table
@@ -116,4 +117,4 @@ note "store: $writes writes accepted; bound over another client's running lease:
 
 peers_lab_stop b
 daemon_log_clean "$WORK/landlord-a.log" "landlord A" || fail "landlord A"
-echo "PASS: a subnet's primary OFFERs alone while up; after kill -9 its peer answers new clients after answer-all-after and takes every client over (T2 rebind or INIT-REBOOT); 0 double grants in the store's history"
+echo "PASS: a subnet's primary OFFERs alone while up; after kill -9 its peer answers new clients and takes every client over (T2 rebind or INIT-REBOOT); 0 double grants in the store's history"
