@@ -12,6 +12,11 @@
 #   postgres_cluster.sh restart DIR stop the cluster in DIR as a crash does (immediate: every
 #                                   connection is closed) and start it again, data kept
 # Connect with: postgresql:///landlord?host=DIR&user=landlord
+# LANDLORD_PG_FSYNC=off (start, replica): the cluster never waits for the disk (fsync = off,
+# which a replica's base backup copies; initdb and pg_basebackup --no-sync). For tests that
+# kill and restart PostgreSQL's processes but never the machine: what a killed process wrote
+# is still in the page cache, and set-up, crash recovery and restarts no longer take as long as
+# the disk's syncs make them (benches leave it on).
 # LANDLORD_PG_CLOCK_OFFSET=+30s (start): the cluster's clock runs that far off the host's
 # (libfaketime preloaded into the server only), for tests of servers whose clocks disagree.
 # initdb refuses to run as root, so as root the cluster runs as `nobody`.
@@ -19,6 +24,8 @@ set -euo pipefail
 action=${1:?start or stop}
 dir=${2:?directory}
 bin=${LANDLORD_PG_BIN:-/usr/lib/postgresql/15/bin}
+no_sync=()  # initdb's and pg_basebackup's own syncs of the files they write, skipped too
+[[ ${LANDLORD_PG_FSYNC:-on} == on ]] || no_sync=(--no-sync)
 
 as_owner() {
   if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi
@@ -60,8 +67,9 @@ case $action in
     fi
     stop  # a cluster left by an interrupted run
     prepare_dir
-    as_owner "$bin/initdb" -D "$dir/data" -U landlord --auth=trust -E UTF8 --no-locale \
+    as_owner "$bin/initdb" -D "$dir/data" -U landlord --auth=trust -E UTF8 --no-locale "${no_sync[@]}" \
       >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+    ((${#no_sync[@]} == 0)) || echo "fsync = off" >>"$dir/data/postgresql.conf"
     # The socket lives in DIR; nothing listens on TCP. Short paths: a socket path is at most
     # 107 bytes.
     start_server
@@ -76,7 +84,7 @@ case $action in
     stop
     prepare_dir
     as_owner "$bin/pg_basebackup" -h "$primary" -U landlord -D "$dir/data" -R -X stream \
-      -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+      -c fast "${no_sync[@]}" >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
     start_server
     chmod 711 "$dir"
     # After the copy, so the replica (promoted one day, with no standby of its own) does not
