@@ -10,12 +10,12 @@
 //  - When the worker is free and records are queued, it commits them now (no added latency),
 //    unless records arrive fast: each transaction costs a fixed share of CPU (statements, a WAL
 //    append, an fsync, thread wake-ups) that a fast disk no longer hides behind a full batch.
-//    When the moving average of the gap between records is at most half of `batch_linger`
-//    (2,000 records/s and more by default), the worker, done with a commit, sleeps one linger
-//    and then commits whatever came (nothing came: it sleeps until woken), and records that
-//    came during a commit wait at most the linger from their arrival. So at thousands of records
-//    a second a transaction carries several, while a light load, whose records come further
-//    apart, is committed at once as before.
+//    When the moving average of the gap between records says at least 8 come within
+//    `batch_linger` (4 ms: 2,000 records/s and more by default), the worker, done with a commit,
+//    sleeps one linger and then commits whatever came (nothing came: it sleeps until woken), and
+//    records that came during a commit wait at most the linger from their arrival. So at
+//    thousands of records a second a transaction carries a dozen or more, while a light load,
+//    whose records come further apart, is committed at once as before.
 //  - When the previous batch was full (sustained load) the worker waits, at most `batch_wait`,
 //    for the next batch to fill to `batch_max` before committing.
 //  - A submission wakes a sleeping worker only when that ends its sleep: the first record for
@@ -39,9 +39,9 @@ namespace landlord::store {
 struct CommitQueueOptions {
   std::size_t batch_max = 256;                         // records per transaction at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
-  // Longest a record waits for company when records come fast (at most batch_wait; at least two
-  // more expected in it: the rate is over 2 / batch_linger, 2,000 records/s by default).
-  std::chrono::microseconds batch_linger{1000};
+  // Longest a record waits for company when records come fast (at least 8 expected in it: the
+  // rate is over 8 / batch_linger, 2,000 records/s by default). Independent of batch_wait.
+  std::chrono::microseconds batch_linger{4000};
   // Queued and not yet committed; submit() refuses beyond, but takes a larger submission when
   // nothing else is queued (a submission is never refused for its size alone).
   std::size_t capacity_records = 16384;
