@@ -10,7 +10,7 @@
 //  - When the worker is free and records are queued, it commits them now (no added latency),
 //    unless records arrive fast: each transaction costs a fixed share of CPU (statements, a WAL
 //    append, an fsync, thread wake-ups) that a fast disk no longer hides behind a full batch.
-//    When the moving average of the gap between records says at least 8 come within
+//    When the arrival rate (over the last ~100 ms) says at least 8 come within
 //    `batch_linger` (4 ms: 2,000 records/s and more by default), the worker, done with a commit,
 //    sleeps one linger and then commits whatever came (nothing came: it sleeps until woken), and
 //    records that came during a commit wait at most the linger from their arrival. So at
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "landlord/base/time.hpp"
+#include "landlord/store/arrival_rate.hpp"
 #include "landlord/store/lease_store.hpp"
 #include "landlord/store/wakeup.hpp"
 
@@ -98,7 +99,6 @@ class CommitQueue {
     std::chrono::steady_clock::time_point arrived;  // set by enqueue()
   };
   bool enqueue(Submission submission);
-  void note_arrival(std::chrono::steady_clock::time_point now, std::size_t records);
   // How long a record may wait for company: records come fast, and the linger is not off.
   std::optional<std::chrono::nanoseconds> linger() const;
   // When the worker should commit what is queued (now, or later for a fuller batch).
@@ -124,9 +124,7 @@ class CommitQueue {
   // to `wake_at_` records (1 when it is idle, batch_max while it waits for a batch to fill).
   bool sleeping_ = false;
   std::size_t wake_at_ = 1;
-  // Recent arrivals: a moving average of the time between records (guarded by mutex_).
-  std::chrono::steady_clock::time_point last_arrival_{};
-  std::chrono::nanoseconds record_gap_ = std::chrono::seconds{1};
+  ArrivalRate arrivals_;  // guarded by mutex_
 
   std::atomic<std::uint64_t> submissions_{0}, rejected_{0}, commits_{0}, records_{0}, errors_{0},
       last_batch_records_{0};

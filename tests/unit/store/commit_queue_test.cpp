@@ -308,9 +308,9 @@ TEST(CommitQueue, DestructionDrains) {
   for (const auto size : store.batch_sizes()) EXPECT_LE(size, 8u);
 }
 
-// Records 2 ms apart, against a linger of 1 s: once the moving average of the gap has come
-// under an eighth of the linger (~32 submissions from its start at 1 s), a record waits for the
-// ones after it and they share one transaction. Without the linger the store, idle between
+// Records 2 ms apart (500/s), against a linger of 1 s: once the arrival rate says eight or more
+// come within it (after a few records), a record waits for the ones after it and they share one
+// transaction. Without the linger the store, idle between
 // records, would commit each alone.
 TEST(CommitQueue, RecordsArrivingFastShareATransaction) {
   GatedStore store;
@@ -336,7 +336,7 @@ TEST(CommitQueue, RecordsArrivingSlowlyAreCommittedAtOnce) {
   GatedStore store;
   Completions done;
   CommitQueue queue(store, {.batch_max = 256, .batch_wait = 1h, .batch_linger = 80ms});
-  constexpr std::uint32_t kRecords = 100;  // the moving average, from 1 s, settles near 20 ms
+  constexpr std::uint32_t kRecords = 100;
   for (std::uint32_t index = 0; index < kRecords; ++index) {
     ASSERT_TRUE(queue.submit({bound_lease(index)}, done.slot(index)));
     std::this_thread::sleep_for(20ms);
@@ -379,6 +379,35 @@ TEST(CommitQueue, NoLingerCommitsAtOnce) {
   const auto sizes = store.batch_sizes();
   EXPECT_GE(std::count(sizes.begin(), sizes.end(), 1u), kRecords * 3 / 4);
   EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()), 2u);
+}
+
+// The rate the linger is decided on. Steady arrivals read as their rate; a light load's sender
+// that stalls and then sends what it owed in one burst stays under the 2,000/s from which the
+// default linger is taken; a fast load gets there within ~70 ms of starting.
+TEST(ArrivalRate, FollowsSteadyLoadsAndShrugsOffAStalledSendersBurst) {
+  using std::chrono::microseconds;
+  const auto start = std::chrono::steady_clock::time_point{} + std::chrono::hours{1};
+  ArrivalRate light;
+  auto now = start;
+  for (int record = 0; record < 2000; ++record) light.note(now += 1ms, 1);  // 1,000/s for 2 s
+  EXPECT_NEAR(light.per_second(), 1000, 60);
+  now += 100ms;  // the sender stalls, then sends the 100 records it owed at once
+  for (int record = 0; record < 100; ++record) light.note(now, 1);
+  EXPECT_LT(light.per_second(), 1500);
+  for (int record = 0; record < 1000; ++record) light.note(now += 1ms, 1);
+  EXPECT_NEAR(light.per_second(), 1000, 60);
+
+  ArrivalRate fast;
+  now = start;
+  int under_2000 = 0;
+  for (int record = 0; record < 1600; ++record) {  // 4,000/s from a standstill, for 400 ms
+    fast.note(now += microseconds{250}, 1);
+    if (fast.per_second() < 2000) ++under_2000;
+  }
+  EXPECT_LE(under_2000, 4 * 75) << "took more than 75 ms to read 2,000/s";
+  EXPECT_NEAR(fast.per_second(), 4000, 200);
+  fast.note(now += 1s, 8);  // a submission of 8 after a pause: 8 records, not a burst rate
+  EXPECT_NEAR(fast.per_second(), 80, 1);
 }
 
 // The daemon's real pairing: producers on two threads, SQLite underneath. Whatever completed
