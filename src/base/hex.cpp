@@ -1,5 +1,7 @@
 #include "landlord/base/hex.hpp"
 
+#include "landlord/base/assert.hpp"
+
 namespace landlord {
 namespace {
 int hex_value(char c) {
@@ -10,17 +12,22 @@ int hex_value(char c) {
 }
 }  // namespace
 
-std::string to_colon_hex(std::span<const std::uint8_t> bytes) {
+std::string_view write_colon_hex(std::span<const std::uint8_t> bytes, std::span<char> out) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  if (bytes.empty()) return {};
-  // Sized once and written in place: this runs for every lease the store writes.
-  std::string text(bytes.size() * 3 - 1, ':');
-  char* out = text.data();
-  for (const std::uint8_t byte : bytes) {
-    out[0] = kDigits[byte >> 4];
-    out[1] = kDigits[byte & 0xf];
-    out += 3;
+  const std::size_t size = colon_hex_size(bytes.size());
+  LANDLORD_ASSERT(out.size() >= size);
+  char* next = out.data();
+  for (std::size_t index = 0; index < bytes.size(); ++index) {
+    if (index > 0) *next++ = ':';
+    *next++ = kDigits[bytes[index] >> 4];
+    *next++ = kDigits[bytes[index] & 0xf];
   }
+  return {out.data(), size};
+}
+
+std::string to_colon_hex(std::span<const std::uint8_t> bytes) {
+  std::string text(colon_hex_size(bytes.size()), ':');
+  write_colon_hex(bytes, text);
   return text;
 }
 

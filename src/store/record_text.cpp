@@ -1,8 +1,10 @@
 #include "record_text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <limits>
+#include <vector>
 
 #include "landlord/base/assert.hpp"
 
@@ -45,31 +47,61 @@ std::optional<lease::Extension> parse_extension(std::string_view text) {
   return std::nullopt;
 }
 
-std::string client_key_text(const ClientKey& key) {
+std::string_view write_client_key_text(const ClientKey& key, std::span<char> out) {
+  LANDLORD_ASSERT(out.size() >= client_key_text_bound(key));
   const std::string& raw = key.raw();
-  if (raw.empty()) return {};
+  if (raw.empty()) return {out.data(), 0};  // empty text, not SQL NULL
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(raw.data());
-  if (raw.front() == 'i') return "id:" + to_colon_hex({bytes + 1, raw.size() - 1});
-  LANDLORD_ASSERT(raw.front() == 'h' && raw.size() >= 2);
-  return "hw" + std::to_string(bytes[1]) + ":" + to_colon_hex({bytes + 2, raw.size() - 2});
+  std::span<const std::uint8_t> hex;
+  char* next = out.data();
+  if (raw.front() == 'i') {
+    next = std::copy_n("id:", 3, next);
+    hex = {bytes + 1, raw.size() - 1};
+  } else {
+    LANDLORD_ASSERT(raw.front() == 'h' && raw.size() >= 2);
+    next = std::copy_n("hw", 2, next);
+    next = std::to_chars(next, next + 3, static_cast<unsigned>(bytes[1])).ptr;
+    *next++ = ':';
+    hex = {bytes + 2, raw.size() - 2};
+  }
+  const auto digits = write_colon_hex(hex, out.subspan(static_cast<std::size_t>(next - out.data())));
+  return {out.data(), static_cast<std::size_t>(next - out.data()) + digits.size()};
+}
+
+std::string client_key_text(const ClientKey& key) {
+  std::string text(client_key_text_bound(key), '\0');
+  text.resize(write_client_key_text(key, text).size());
+  return text;
+}
+
+std::optional<ClientId> parse_client_id_text(std::string_view text) {
+  std::array<std::uint8_t, 255> bytes;  // every client id of one option instance: no allocation
+  std::vector<std::uint8_t> longer;
+  std::span<std::uint8_t> out = bytes;
+  if (text.size() > colon_hex_size(bytes.size())) {
+    longer.resize((text.size() + 1) / 3);
+    out = longer;
+  }
+  const auto count = parse_colon_hex(text, out);
+  if (!count) return std::nullopt;
+  return ClientId{out.first(*count)};
 }
 
 std::optional<ClientKey> parse_client_key(std::string_view text) {
   if (text.empty()) return ClientKey{};
-  std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
   if (text.starts_with("id:")) {
-    const auto count = parse_colon_hex(text.substr(3), bytes);
-    if (!count || *count == 0) return std::nullopt;
-    return ClientKey::from(ClientId{std::span{bytes.data(), *count}}, HardwareAddress{});
+    auto id = parse_client_id_text(text.substr(3));
+    if (!id || id->empty()) return std::nullopt;
+    return ClientKey::from(*id, HardwareAddress{});
   }
+  std::array<std::uint8_t, HardwareAddress::kMaxLength> bytes;
   if (!text.starts_with("hw")) return std::nullopt;
   const auto colon = text.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   unsigned type = 0;
   const auto [end, error] = std::from_chars(text.data() + 2, text.data() + colon, type);
   if (error != std::errc{} || end != text.data() + colon || type > 255) return std::nullopt;
-  const auto count =
-      parse_colon_hex(text.substr(colon + 1), std::span{bytes.data(), HardwareAddress::kMaxLength});
+  const auto count = parse_colon_hex(text.substr(colon + 1), bytes);
   if (!count) return std::nullopt;
   return ClientKey::from(ClientId{},
                          HardwareAddress{static_cast<std::uint8_t>(type), {bytes.data(), *count}});

@@ -25,7 +25,16 @@ std::optional<lease::Extension> parse_extension(std::string_view text);
 // A ClientKey's tagged bytes as text: "id:<colon hex>" (option 61) or "hw<type>:<colon hex>"
 // (htype + chaddr); "" for an empty key. Any ClientKey round-trips.
 std::string client_key_text(const ClientKey& key);
+// The same into `out`, of at least client_key_text_bound(key) characters, allocating nothing.
+inline std::size_t client_key_text_bound(const ClientKey& key) {
+  return 6 + colon_hex_size(key.raw().size());  // "hw255:" or "id:", then at most every byte
+}
+std::string_view write_client_key_text(const ClientKey& key, std::span<char> out);
 std::optional<ClientKey> parse_client_key(std::string_view text);
+// A stored client_id column: colon hex of any length ("" for none). Option 61 joined from
+// several instances (RFC 3396) may be longer than one option's 255 bytes, and what the store
+// wrote it must read back.
+std::optional<ClientId> parse_client_id_text(std::string_view text);
 
 // Records every backend refuses to persist: offers are in-memory holds, and SQLite integers
 // are signed 64-bit. Breaking either is a programming error, so they stop the process.
@@ -58,9 +67,9 @@ std::optional<std::string> decode_record(lease::Lease& record, Text text, Intege
   if (!hardware_length || hardware_type < 0 || hardware_type > 255) return "hwaddr";
   record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
                                     std::span{bytes.data(), *hardware_length}};
-  const auto client_id_length = parse_colon_hex(text(4), bytes);
-  if (!client_id_length) return "client_id";
-  record.client_id = ClientId{std::span{bytes.data(), *client_id_length}};
+  auto client_id = parse_client_id_text(text(4));
+  if (!client_id) return "client_id";
+  record.client_id = std::move(*client_id);
   record.hostname = std::string(text(5));
   record.subnet_id = static_cast<std::uint32_t>(integer(6));
   record.granted_at = time_from_unix_ms(integer(7));

@@ -63,7 +63,7 @@ Expected<void, StoreError> configure_writer(sqlite3* db, std::string_view path) 
   return detail::execute(db, "PRAGMA synchronous = FULL", path);
 }
 
-void bind_text(sqlite3_stmt* statement, int index, const std::string& text) {
+void bind_text(sqlite3_stmt* statement, int index, std::string_view text) {
   if (text.empty()) {
     sqlite3_bind_null(statement, index);
   } else {
@@ -97,9 +97,9 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   }
   record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
                                     std::span{bytes.data(), *hardware_length}};
-  const auto client_id_length = parse_colon_hex(column_text(row, 4), bytes);
-  if (!client_id_length) return unexpected(std::string("client_id"));
-  record.client_id = ClientId{std::span{bytes.data(), *client_id_length}};
+  auto client_id = detail::parse_client_id_text(column_text(row, 4));
+  if (!client_id) return unexpected(std::string("client_id"));
+  record.client_id = std::move(*client_id);
   record.hostname = std::string(column_text(row, 5));
   record.subnet_id = static_cast<std::uint32_t>(sqlite3_column_int64(row, 6));
   record.granted_at = time_from_unix_ms(sqlite3_column_int64(row, 7));
@@ -361,11 +361,16 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached
 
   sqlite3_stmt* const upsert = connection_->upsert.get();
   const lease::Lease* last_written = nullptr;
+  // Formatted into buffers kept across records and commits: nothing allocated per record.
+  std::array<char, colon_hex_size(HardwareAddress::kMaxLength)> hardware_text;
   for (const auto& record : batch) {
     const std::string address = record.address.to_string();
-    const std::string hardware = to_colon_hex(record.hardware.bytes());
-    const std::string client_id = to_colon_hex(record.client_id.bytes());
-    const std::string client_key = detail::client_key_text(record.client);
+    const std::string_view hardware = write_colon_hex(record.hardware.bytes(), hardware_text);
+    text_buffers_.client_id.resize(colon_hex_size(record.client_id.bytes().size()));
+    const std::string_view client_id = write_colon_hex(record.client_id.bytes(), text_buffers_.client_id);
+    text_buffers_.client_key.resize(detail::client_key_text_bound(record.client));
+    const std::string_view client_key =
+        detail::write_client_key_text(record.client, text_buffers_.client_key);
     const std::string_view state = detail::state_text(record.state);
     const std::string_view extension = detail::extension_text(record.last_extension);
     sqlite3_bind_text(upsert, 1, address.data(), static_cast<int>(address.size()), SQLITE_STATIC);

@@ -211,9 +211,9 @@ struct StoreSection {
   static constexpr Duration kMaxTimeout = std::chrono::minutes{1};
   std::uint32_t batch_max = 256;                       // leases per group commit at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
-  // Records coming fast (two or more expected within it) wait this long for company, at most
-  // batch_wait: fewer transactions, each fsync and wake-up shared (lease-store.md).
-  Duration batch_linger = std::chrono::milliseconds{1};
+  // Records coming fast (eight or more expected within it) wait this long for company: fewer
+  // transactions, each fsync and wake-up shared (lease-store.md).
+  Duration batch_linger = std::chrono::milliseconds{4};
 };
 
 inline const char* to_string(StoreSection::Type type) {

@@ -10,12 +10,12 @@
 //  - When the worker is free and records are queued, it commits them now (no added latency),
 //    unless records arrive fast: each transaction costs a fixed share of CPU (statements, a WAL
 //    append, an fsync, thread wake-ups) that a fast disk no longer hides behind a full batch.
-//    When the moving average of the gap between records is at most half of `batch_linger`
-//    (2,000 records/s and more by default), the worker, done with a commit, sleeps one linger
-//    and then commits whatever came (nothing came: it sleeps until woken), and records that
-//    came during a commit wait at most the linger from their arrival. So at thousands of records
-//    a second a transaction carries several, while a light load, whose records come further
-//    apart, is committed at once as before.
+//    When the arrival rate (over the last ~100 ms) says at least 8 come within
+//    `batch_linger` (4 ms: 2,000 records/s and more by default), the worker, done with a commit,
+//    sleeps one linger and then commits whatever came (nothing came: it sleeps until woken), and
+//    records that came during a commit wait at most the linger from their arrival. So at
+//    thousands of records a second a transaction carries a dozen or more, while a light load,
+//    whose records come further apart, is committed at once as before.
 //  - When the previous batch was full (sustained load) the worker waits, at most `batch_wait`,
 //    for the next batch to fill to `batch_max` before committing.
 //  - A submission wakes a sleeping worker only when that ends its sleep: the first record for
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "landlord/base/time.hpp"
+#include "landlord/store/arrival_rate.hpp"
 #include "landlord/store/lease_store.hpp"
 #include "landlord/store/wakeup.hpp"
 
@@ -39,9 +40,9 @@ namespace landlord::store {
 struct CommitQueueOptions {
   std::size_t batch_max = 256;                         // records per transaction at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
-  // Longest a record waits for company when records come fast (at most batch_wait; at least two
-  // more expected in it: the rate is over 2 / batch_linger, 2,000 records/s by default).
-  std::chrono::microseconds batch_linger{1000};
+  // Longest a record waits for company when records come fast (at least 8 expected in it: the
+  // rate is over 8 / batch_linger, 2,000 records/s by default). Independent of batch_wait.
+  std::chrono::microseconds batch_linger{4000};
   // Queued and not yet committed; submit() refuses beyond, but takes a larger submission when
   // nothing else is queued (a submission is never refused for its size alone).
   std::size_t capacity_records = 16384;
@@ -98,7 +99,6 @@ class CommitQueue {
     std::chrono::steady_clock::time_point arrived;  // set by enqueue()
   };
   bool enqueue(Submission submission);
-  void note_arrival(std::chrono::steady_clock::time_point now, std::size_t records);
   // How long a record may wait for company: records come fast, and the linger is not off.
   std::optional<std::chrono::nanoseconds> linger() const;
   // When the worker should commit what is queued (now, or later for a fuller batch).
@@ -124,9 +124,7 @@ class CommitQueue {
   // to `wake_at_` records (1 when it is idle, batch_max while it waits for a batch to fill).
   bool sleeping_ = false;
   std::size_t wake_at_ = 1;
-  // Recent arrivals: a moving average of the time between records (guarded by mutex_).
-  std::chrono::steady_clock::time_point last_arrival_{};
-  std::chrono::nanoseconds record_gap_ = std::chrono::seconds{1};
+  ArrivalRate arrivals_;  // guarded by mutex_
 
   std::atomic<std::uint64_t> submissions_{0}, rejected_{0}, commits_{0}, records_{0}, errors_{0},
       last_batch_records_{0};

@@ -92,6 +92,9 @@ class SqliteLeaseStore final : public LeaseStore {
   std::unique_ptr<Shared> shared_;  // before connection_: its checkpointer counts into it
   std::unique_ptr<Connection> connection_;
   std::optional<Witness> witness_;  // none: the store was empty at open and nothing written
+  struct TextBuffers {  // a record's text columns, formatted by commit(): capacity kept
+    std::string client_id, client_key;
+  } text_buffers_;
 };
 
 }  // namespace landlord::store

@@ -85,6 +85,9 @@ TEST(ColonHex, RoundTripsAndRefusesMalformedText) {
   EXPECT_EQ(to_colon_hex(bytes), "02:00:ab:cd");
   EXPECT_EQ(to_colon_hex(std::span<const std::uint8_t>{}), "");
   EXPECT_EQ(to_colon_hex(std::span{bytes, 1}), "02");
+  std::array<char, colon_hex_size(4)> text;
+  EXPECT_EQ(write_colon_hex(bytes, text), "02:00:ab:cd");
+  EXPECT_EQ(write_colon_hex(std::span{bytes, 2}, text), "02:00");
   std::array<std::uint8_t, 4> out{};
   EXPECT_EQ(parse_colon_hex("02:00:AB-cd", out), 4u);
   EXPECT_TRUE(std::equal(out.begin(), out.end(), bytes));

@@ -213,7 +213,11 @@ TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   // A key that is not derived from the lease's own fields still round-trips exactly.
   auto other_key = bound_lease(14, 3);
   other_key.client = ClientKey::from(ClientId{}, other_key.hardware);
-  records.insert(records.end(), {released, expired, declined, extreme, other_key});
+  // Option 61 joined from several instances (RFC 3396) can be longer than one option's 255.
+  auto joined = bound_lease(15, 4);
+  joined.client_id = ClientId{std::vector<std::uint8_t>(400, 0xab)};
+  joined.client = ClientKey::from(joined.client_id, joined.hardware);
+  records.insert(records.end(), {released, expired, declined, extreme, other_key, joined});
 
   const auto results = commit_ok(records);
   EXPECT_EQ(results, std::vector<WriteResult>(records.size(), WriteResult::Written));
