@@ -836,10 +836,14 @@ class Server final : public control::Daemon {
                      peer.to_string());
       }
     }
+    const std::string id = config_.server.server_id ? config_.server.server_id->to_string() : "none";
     if (!held && own_presence_held_) {
       spdlog::error("another session holds this server's presence on the shared store (server-id "
-                    "{}): two servers with one server-id? Its peers cannot tell when it stops",
-                    config_.server.server_id ? config_.server.server_id->to_string() : "none");
+                    "{}): two servers with one server-id, or this server's previous session not "
+                    "yet ended? Its peers cannot tell when it stops; asking again at every poll",
+                    id);
+    } else if (held && !own_presence_held_) {
+      spdlog::info("this server holds its presence on the shared store again (server-id {})", id);
     }
     own_presence_held_ = held;
   }

@@ -63,6 +63,10 @@ bool ViewSync::check_clock() {
 }
 
 void ViewSync::check_peers() {
+  // Our id was held by another session: a restarted server's previous backend that PostgreSQL
+  // has not yet ended, or another server with the same id. Ask again at every poll until it is
+  // ours (a refusal costs one query; a failure is the connection's, as below).
+  if (!feed_->presence_held()) (void)feed_->announce(announce_as_->to_uint());
   // A failed read is the connection's: the next poll on it reports that.
   auto present = feed_->present();
   if (!present) return;

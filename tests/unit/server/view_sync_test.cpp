@@ -147,6 +147,20 @@ TEST_F(ViewSyncTest, APeerWhoseSessionEndsIsReportedDownAndUpAgainWhenItReturns)
   EXPECT_TRUE(ours.up_becomes({other, self_}, 5s));
 }
 
+// A server that finds its id held by another session (here a second feed with the same id; in
+// life a restarted server's previous backend that PostgreSQL has not ended yet) takes it at a
+// poll after the other session ends, without a reconnect.
+TEST_F(ViewSyncTest, AServerWhoseIdIsHeldTakesItOnceItIsFree) {
+  auto earlier = std::make_unique<Feed>(database_.url(), 50ms, false, self_, true);
+  ASSERT_TRUE(earlier->running());
+  ASSERT_TRUE(earlier->up_becomes({self_}, 5s));
+  Feed ours(database_.url(), 50ms, false, self_, true);
+  ASSERT_TRUE(ours.running());
+  EXPECT_FALSE(ours.up_becomes({self_}, 500ms)) << "two sessions hold one id";
+  earlier.reset();
+  EXPECT_TRUE(ours.up_becomes({self_}, 5s));
+}
+
 // The fallback poll is 10 s away; every one of 20 commits reaches the view within 1 s (a
 // notification and one poll: a few ms on a calm machine), each by a notified poll.
 TEST_F(ViewSyncTest, AnotherServersCommitReachesTheViewOnItsNotification) {
