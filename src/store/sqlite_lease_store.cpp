@@ -79,43 +79,15 @@ std::string_view column_text(sqlite3_stmt* statement, int index) {
                                 static_cast<std::size_t>(sqlite3_column_bytes(statement, index))};
 }
 
-// Rebuilds one record from a row of kSelectAllSql; the message says which column was bad.
+// Rebuilds one record from a row of kSelectAllSql (the columns in detail::decode_record's order);
+// the message says which column was bad.
 Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
   lease::Lease record;
-  const auto address = Ipv4::parse(column_text(row, 0));
-  if (!address) return unexpected(std::string("address"));
-  record.address = *address;
-  const auto state = detail::parse_state(column_text(row, 1));
-  if (!state) return unexpected(std::string("state"));
-  record.state = *state;
-  const auto hardware_type = sqlite3_column_int64(row, 2);
-  std::array<std::uint8_t, 255> bytes;  // only the parsed prefix is read
-  const auto hardware_length = parse_colon_hex(
-      column_text(row, 3), std::span{bytes.data(), HardwareAddress::kMaxLength});
-  if (!hardware_length || hardware_type < 0 || hardware_type > 255) {
-    return unexpected(std::string("hwaddr"));
+  if (auto bad = detail::decode_record(
+          record, [row](int column) { return column_text(row, column); },
+          [row](int column) { return static_cast<std::int64_t>(sqlite3_column_int64(row, column)); })) {
+    return unexpected(std::move(*bad));
   }
-  record.hardware = HardwareAddress{static_cast<std::uint8_t>(hardware_type),
-                                    std::span{bytes.data(), *hardware_length}};
-  auto client_id = detail::parse_client_id_text(column_text(row, 4));
-  if (!client_id) return unexpected(std::string("client_id"));
-  record.client_id = std::move(*client_id);
-  record.hostname = std::string(column_text(row, 5));
-  record.subnet_id = static_cast<std::uint32_t>(sqlite3_column_int64(row, 6));
-  record.granted_at = time_from_unix_ms(sqlite3_column_int64(row, 7));
-  record.lease_time = Duration{sqlite3_column_int64(row, 8)};
-  record.renew_time = Duration{sqlite3_column_int64(row, 9)};
-  record.rebind_time = Duration{sqlite3_column_int64(row, 10)};
-  const auto extension = detail::parse_extension(column_text(row, 11));
-  if (!extension) return unexpected(std::string("last_extension"));
-  record.last_extension = *extension;
-  const auto token = sqlite3_column_int64(row, 12);
-  if (token < 0) return unexpected(std::string("fencing_token"));
-  record.fencing_token = static_cast<lease::FencingToken>(token);
-  auto client = detail::parse_client_key(column_text(row, 13));
-  if (!client) return unexpected(std::string("client_key"));
-  record.client = std::move(*client);
-  record.classes = std::string(column_text(row, 14));
   return record;
 }
 
@@ -361,7 +333,9 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached
 
   sqlite3_stmt* const upsert = connection_->upsert.get();
   const lease::Lease* last_written = nullptr;
-  // Formatted into buffers kept across records and commits: nothing allocated per record.
+  // Text columns are formatted into a buffer on the stack (chaddr: 16 bytes at most) or into
+  // ones the store keeps across commits (option 61 and the key have no fixed bound): nothing is
+  // allocated per record.
   std::array<char, colon_hex_size(HardwareAddress::kMaxLength)> hardware_text;
   for (const auto& record : batch) {
     const std::string address = record.address.to_string();
