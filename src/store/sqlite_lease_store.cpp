@@ -125,6 +125,7 @@ SqliteLeaseStore::~SqliteLeaseStore() = default;
 Expected<std::unique_ptr<SqliteLeaseStore::Connection>, StoreError> SqliteLeaseStore::connect(
     const SqliteOptions& options, Shared& shared, const SqliteLeaseStore* reopening) {
   const std::string& path = options.path;
+  detail::configure_library();
   auto connection = std::make_unique<Connection>();
   const int flags =
       (options.read_only ? SQLITE_OPEN_READONLY
@@ -371,13 +372,15 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached
       return error;
     }
     const bool written = sqlite3_changes(db) > 0;
+    // Every parameter is bound again for the next record; the bindings (pointers into this
+    // record's text) are cleared once the batch is written.
     sqlite3_reset(upsert);
-    sqlite3_clear_bindings(upsert);
     // No change means the conflict's WHERE refused it: the stored token is newer.
     results.push_back(written ? WriteResult::Written : WriteResult::StaleToken);
     if (written) last_written = &record;
   }
 
+  sqlite3_clear_bindings(upsert);
   code = sqlite3_step(connection_->commit.get());
   if (code != SQLITE_DONE) return fail(code, "committing", connection_->commit.get());
   sqlite3_reset(connection_->commit.get());

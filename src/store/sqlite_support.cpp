@@ -9,6 +9,13 @@
 
 namespace landlord::store::detail {
 
+void configure_library() {
+  // sqlite3_config works only before SQLite initializes (its first open does that); once it has,
+  // the call returns SQLITE_MISUSE and changes nothing, which costs only the saving.
+  static const int configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  static_cast<void>(configured);
+}
+
 StoreError::Kind error_kind(int code, int system_errno) {
   switch (code & 0xff) {
     case SQLITE_FULL: return StoreError::Kind::Full;

@@ -22,6 +22,11 @@ using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 StoreError sqlite_error(sqlite3* db, int code, std::string_view path, std::string_view doing);
 StoreError::Kind error_kind(int code, int system_errno);
 
+// Library-wide settings, made once before the first connection opens: SQLite then keeps no
+// allocation statistics (their global mutex cost ~600 instructions per written lease; landlord
+// reads none of them). Later calls do nothing.
+void configure_library();
+
 Expected<Statement, StoreError> prepare(sqlite3* db, std::string_view sql, std::string_view path);
 // Runs statements that return no rows we need (DDL, pragmas that set).
 Expected<void, StoreError> execute(sqlite3* db, const char* sql, std::string_view path);

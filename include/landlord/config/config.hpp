@@ -211,9 +211,9 @@ struct StoreSection {
   static constexpr Duration kMaxTimeout = std::chrono::minutes{1};
   std::uint32_t batch_max = 256;                       // leases per group commit at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest an ACK waits for its batch to fill
-  // Records coming fast (eight or more expected within it) wait this long for company: fewer
-  // transactions, each fsync and wake-up shared (lease-store.md).
-  Duration batch_linger = std::chrono::milliseconds{4};
+  // Records coming fast (16 or more expected within it) wait for company, at most this long:
+  // fewer transactions, each fsync and wake-up shared (lease-store.md).
+  Duration batch_linger = std::chrono::milliseconds{8};
 };
 
 inline const char* to_string(StoreSection::Type type) {

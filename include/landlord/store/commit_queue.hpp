@@ -10,12 +10,13 @@
 //  - When the worker is free and records are queued, it commits them now (no added latency),
 //    unless records arrive fast: each transaction costs a fixed share of CPU (statements, a WAL
 //    append, an fsync, thread wake-ups) that a fast disk no longer hides behind a full batch.
-//    When the arrival rate (over the last ~100 ms) says at least 8 come within
-//    `batch_linger` (4 ms: 2,000 records/s and more by default), the worker, done with a commit,
-//    sleeps one linger and then commits whatever came (nothing came: it sleeps until woken), and
-//    records that came during a commit wait at most the linger from their arrival. So at
-//    thousands of records a second a transaction carries a dozen or more, while a light load,
-//    whose records come further apart, is committed at once as before.
+//    When the arrival rate (over the last ~100 ms) says at least 16 come within
+//    `batch_linger` (8 ms: 2,000 records/s and more by default), the worker lingers until 32
+//    records are queued or `batch_linger` has passed, whichever comes first (8 ms at 4,000/s,
+//    2 ms at 16,000/s). Done with a commit, it sleeps so and then commits whatever came
+//    (nothing came: it sleeps until woken), and records that came during a commit wait so from
+//    their arrival. So at thousands of records a second a transaction carries 16 to 32, while a
+//    light load, whose records come further apart, is committed at once.
 //  - When the previous batch was full (sustained load) the worker waits, at most `batch_wait`,
 //    for the next batch to fill to `batch_max` before committing.
 //  - A submission wakes a sleeping worker only when that ends its sleep: the first record for
@@ -40,9 +41,9 @@ namespace landlord::store {
 struct CommitQueueOptions {
   std::size_t batch_max = 256;                         // records per transaction at most
   Duration batch_wait = std::chrono::milliseconds{2};  // longest wait to fill a batch under load
-  // Longest a record waits for company when records come fast (at least 8 expected in it: the
-  // rate is over 8 / batch_linger, 2,000 records/s by default). Independent of batch_wait.
-  std::chrono::microseconds batch_linger{4000};
+  // Longest a record waits for company when records come fast (at least 16 expected in it: the
+  // rate is over 16 / batch_linger, 2,000 records/s by default). Independent of batch_wait.
+  std::chrono::microseconds batch_linger{8000};
   // Queued and not yet committed; submit() refuses beyond, but takes a larger submission when
   // nothing else is queued (a submission is never refused for its size alone).
   std::size_t capacity_records = 16384;
@@ -99,11 +100,17 @@ class CommitQueue {
     std::chrono::steady_clock::time_point arrived;  // set by enqueue()
   };
   bool enqueue(Submission submission);
-  // How long a record may wait for company: records come fast, and the linger is not off.
-  std::optional<std::chrono::nanoseconds> linger() const;
-  // When the worker should commit what is queued (now, or later for a fuller batch).
-  std::chrono::steady_clock::time_point commit_at(std::chrono::steady_clock::time_point now,
-                                                  bool previous_batch_full) const;
+  // Records come fast enough to wait for company, and the linger is not off.
+  bool lingering() const;
+  // The queued records that end a linger early: 32, batch_max if smaller.
+  std::size_t linger_records() const;
+  // When the worker should commit what is queued (now, or later for a fuller batch), and how
+  // many queued records end the wait sooner.
+  struct Wait {
+    std::chrono::steady_clock::time_point until;
+    std::size_t records;
+  };
+  Wait commit_at(std::chrono::steady_clock::time_point now, bool previous_batch_full) const;
   // Sleeps (the lock released) until `ready` holds, or `deadline` passes.
   template <typename Ready>
   void sleep_until(std::unique_lock<std::mutex>& lock,
@@ -121,7 +128,8 @@ class CommitQueue {
   std::size_t pending_records_ = 0;  // guarded by mutex_; empty submissions count one
   bool stopping_ = false;            // guarded by mutex_
   // The worker sleeps (guarded by mutex_), to be woken by the submission that brings the queue
-  // to `wake_at_` records (1 when it is idle, batch_max while it waits for a batch to fill).
+  // to `wake_at_` records (1 when it is idle, linger_records() while it lingers, batch_max while
+  // it waits for a batch to fill).
   bool sleeping_ = false;
   std::size_t wake_at_ = 1;
   ArrivalRate arrivals_;  // guarded by mutex_

@@ -40,7 +40,7 @@ TEST(Loader, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(config.store.path, "/var/lib/landlord/leases.db");
   EXPECT_EQ(config.store.batch_max, 256u);
   EXPECT_EQ(config.store.batch_wait, 2ms);
-  EXPECT_EQ(config.store.batch_linger, 4ms);
+  EXPECT_EQ(config.store.batch_linger, 8ms);
   EXPECT_EQ(config.lease.time, 1h);
   EXPECT_EQ(config.lease.renew_duration(), 30min);
   EXPECT_EQ(config.lease.rebind_duration(), 52min + 30s);
