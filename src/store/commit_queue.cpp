@@ -111,11 +111,11 @@ CommitQueueCounters CommitQueue::counters() const {
   return counters;
 }
 
-template <typename Ready>
-void CommitQueue::sleep_until(std::unique_lock<std::mutex>& lock,
-                              std::optional<std::chrono::steady_clock::time_point> deadline,
-                              Ready ready) {
-  while (!ready() && (!deadline || std::chrono::steady_clock::now() < *deadline)) {
+void CommitQueue::sleep_until_queued(std::unique_lock<std::mutex>& lock, std::size_t records,
+                                     std::optional<std::chrono::steady_clock::time_point> deadline) {
+  wake_at_ = records;
+  while (pending_records_ < records && !stopping_ &&
+         (!deadline || std::chrono::steady_clock::now() < *deadline)) {
     sleeping_ = true;
     const std::uint32_t ticket = work_ready_.ticket();
     lock.unlock();
@@ -138,19 +138,16 @@ void CommitQueue::run() {
         // (a futex call on the event loop's side, one on ours) and then wait for its company,
         // sleep until the company is queued or a linger from now and take whatever came.
         // Nothing came: sleep until woken.
-        wake_at_ = linger_records();
-        sleep_until(lock, std::chrono::steady_clock::now() + options_.batch_linger,
-                    [this] { return pending_records_ >= wake_at_ || stopping_; });
+        sleep_until_queued(lock, linger_records(),
+                           std::chrono::steady_clock::now() + options_.batch_linger);
         ticked = !pending_.empty();
       }
-      wake_at_ = 1;
-      sleep_until(lock, std::nullopt, [this] { return !pending_.empty() || stopping_; });
+      sleep_until_queued(lock, 1, std::nullopt);
     }
     if (pending_.empty()) return;  // stopping, and everything queued is committed
     const auto now = std::chrono::steady_clock::now();
     if (const auto wait = commit_at(now, previous_batch_full); !ticked && wait.until > now) {
-      wake_at_ = wait.records;
-      sleep_until(lock, wait.until, [this] { return pending_records_ >= wake_at_ || stopping_; });
+      sleep_until_queued(lock, wait.records, wait.until);
     }
     batch.clear();
     std::size_t record_count = 0;

@@ -13,14 +13,16 @@
 //    When the arrival rate (over the last ~100 ms) says at least 16 come within
 //    `batch_linger` (8 ms: 2,000 records/s and more by default), the worker lingers until 32
 //    records are queued or `batch_linger` has passed, whichever comes first (8 ms at 4,000/s,
-//    2 ms at 16,000/s). Done with a commit, it sleeps so and then commits whatever came
-//    (nothing came: it sleeps until woken), and records that came during a commit wait so from
-//    their arrival. So at thousands of records a second a transaction carries 16 to 32, while a
-//    light load, whose records come further apart, is committed at once.
+//    2 ms at 16,000/s). Done with a commit, it sleeps until one of the two and then commits
+//    whatever came (nothing came: it sleeps until woken), and records that came during a commit
+//    wait until one of the two from their arrival. So at thousands of records a second a
+//    transaction carries 16 to 32, while a light load, whose records come further apart, is
+//    committed at once.
 //  - When the previous batch was full (sustained load) the worker waits, at most `batch_wait`,
 //    for the next batch to fill to `batch_max` before committing.
 //  - A submission wakes a sleeping worker only when that ends its sleep: the first record for
-//    an idle worker, `batch_max` records for one waiting for a batch to fill.
+//    an idle worker, the 32nd for a lingering one, `batch_max` records for one waiting for a
+//    batch to fill.
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -111,10 +113,11 @@ class CommitQueue {
     std::size_t records;
   };
   Wait commit_at(std::chrono::steady_clock::time_point now, bool previous_batch_full) const;
-  // Sleeps (the lock released) until `ready` holds, or `deadline` passes.
-  template <typename Ready>
-  void sleep_until(std::unique_lock<std::mutex>& lock,
-                   std::optional<std::chrono::steady_clock::time_point> deadline, Ready ready);
+  // Sleeps (the lock released) until `records` are queued (an empty submission counts one, so
+  // 1 means anything), the queue stops, or `deadline` passes; only the submission that brings
+  // the queue to `records` wakes it.
+  void sleep_until_queued(std::unique_lock<std::mutex>& lock, std::size_t records,
+                          std::optional<std::chrono::steady_clock::time_point> deadline);
   void run();
   void commit_batch(std::vector<Submission>& batch, std::size_t record_count);
 
