@@ -4,6 +4,8 @@
 
 namespace landlord {
 namespace {
+constexpr char kDigits[] = "0123456789abcdef";
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -13,7 +15,6 @@ int hex_value(char c) {
 }  // namespace
 
 std::string_view write_colon_hex(std::span<const std::uint8_t> bytes, std::span<char> out) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   const std::size_t size = colon_hex_size(bytes.size());
   LANDLORD_ASSERT(out.size() >= size);
   char* next = out.data();
@@ -29,6 +30,33 @@ std::string to_colon_hex(std::span<const std::uint8_t> bytes) {
   std::string text(colon_hex_size(bytes.size()), ':');
   write_colon_hex(bytes, text);
   return text;
+}
+
+void append_colon_hex(std::string& out, std::span<const std::uint8_t> bytes) {
+  const std::size_t at = out.size();
+  out.resize(at + colon_hex_size(bytes.size()));
+  write_colon_hex(bytes, std::span<char>(out).subspan(at));
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
+  std::string text;
+  text.reserve(bytes.size() * 2);
+  for (const std::uint8_t byte : bytes) {
+    text += kDigits[byte >> 4];
+    text += kDigits[byte & 0xf];
+  }
+  return text;
+}
+
+void append_hex(std::string& out, std::uint64_t value, std::size_t min_digits) {
+  char digits[16];
+  std::size_t count = 0;
+  do {
+    digits[count++] = kDigits[value & 0xf];
+    value >>= 4;
+  } while (value != 0);
+  for (; count < min_digits; --min_digits) out += '0';
+  while (count > 0) out += digits[--count];
 }
 
 std::optional<std::size_t> parse_colon_hex(std::string_view text, std::span<std::uint8_t> out) {

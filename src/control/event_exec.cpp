@@ -35,10 +35,6 @@ std::string phase_of(const LeaseEvent& event) {
   return "unknown";
 }
 
-std::int64_t seconds(Duration duration) {
-  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-}
-
 }  // namespace
 
 EventExec::EventExec(boost::asio::io_context& io, std::string program, EventExecLimits limits,
@@ -71,7 +67,7 @@ void EventExec::publish(const LeaseEvent& event) {
       "LANDLORD_PHASE=" + phase_of(event),
       "LANDLORD_SUBNET_ID=" + std::to_string(lease.subnet_id),
       "LANDLORD_CLIENT_ID=" + lease.client_id.to_string(),
-      "LANDLORD_LEASE_LENGTH=" + std::to_string(seconds(lease.lease_time)),
+      "LANDLORD_LEASE_LENGTH=" + std::to_string(to_seconds(lease.lease_time)),
       "LANDLORD_LEASE_EXPIRES=" + std::to_string(unix_seconds(lease.expires_at())),
       "LANDLORD_FENCING_TOKEN=" + std::to_string(lease.fencing_token),
   };

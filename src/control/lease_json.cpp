@@ -3,10 +3,6 @@
 namespace landlord::control {
 namespace {
 
-std::int64_t seconds(Duration duration) {
-  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-}
-
 // lease::Lease::classes ("a,b") as a JSON list of names.
 nlohmann::json class_list(std::string_view names) {
   nlohmann::json list = nlohmann::json::array();
@@ -48,7 +44,7 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
       {"client-id", lease.client_id.to_string()},
       {"hostname", lease.hostname},
       {"subnet-id", lease.subnet_id},
-      {"valid-lft", seconds(lease.lease_time)},
+      {"valid-lft", to_seconds(lease.lease_time)},
       {"cltt", unix_seconds(lease.granted_at)},
       {"state", kea_state(lease.state)},
       {"fqdn-fwd", false},
@@ -56,8 +52,8 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
       // landlord's own: its state names, the phase of a bound lease, T1/T2 and the token.
       {"lease-state", lease::to_string(lease.state)},
       {"expire", unix_seconds(lease.expires_at())},
-      {"renew-time", seconds(lease.renew_time)},
-      {"rebind-time", seconds(lease.rebind_time)},
+      {"renew-time", to_seconds(lease.renew_time)},
+      {"rebind-time", to_seconds(lease.rebind_time)},
       {"fencing-token", lease.fencing_token},
       {"classes", class_list(lease.classes)},
   };

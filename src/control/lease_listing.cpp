@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "landlord/base/hex.hpp"
 #include "lease_json.hpp"
 
 namespace landlord::control {
@@ -20,20 +21,6 @@ void append_unsigned(std::string& out, std::uint64_t value) {
   char digits[24];
   const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
   out.append(digits, end);
-}
-
-void append_colon_hex(std::string& out, std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i > 0) out += ':';
-    const auto byte = static_cast<std::uint8_t>(bytes[i]);
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 0xf];
-  }
-}
-
-std::int64_t seconds(Duration duration) {
-  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
 }
 
 // Printable ASCII but '"' and '\\': written as is by nlohmann::json::dump.
@@ -137,7 +124,7 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
     classes = comma == std::string_view::npos ? std::string_view{} : classes.substr(comma + 1);
   }
   out += R"(],"client-id":")";
-  append_colon_hex(out, client_id);
+  append_colon_hex(out, std::span(reinterpret_cast<const std::uint8_t*>(client_id.data()), client_id.size()));
   out += R"(","cltt":)";
   append_number(out, unix_seconds(lease.granted_at));
   out += R"(,"expire":)";
@@ -147,7 +134,7 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
   out += R"(,"fqdn-fwd":false,"fqdn-rev":false,"hostname":)";
   append_json_string(out, hostname);
   out += R"(,"hw-address":")";
-  append_colon_hex(out, std::string_view(reinterpret_cast<const char*>(lease.chaddr.data()), lease.hlen));
+  append_colon_hex(out, std::span(lease.chaddr.data(), lease.hlen));
   out += R"(","ip-address":")";
   out += Ipv4{lease.address}.to_string();
   out += R"(","lease-state":")";
@@ -164,15 +151,15 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
     out += '"';
   }
   out += R"(,"rebind-time":)";
-  append_number(out, seconds(lease.rebind_time));
+  append_number(out, to_seconds(lease.rebind_time));
   out += R"(,"renew-time":)";
-  append_number(out, seconds(lease.renew_time));
+  append_number(out, to_seconds(lease.renew_time));
   out += R"(,"state":)";
   append_number(out, kea_state(lease.state));
   out += R"(,"subnet-id":)";
   append_unsigned(out, lease.subnet_id);
   out += R"(,"valid-lft":)";
-  append_number(out, seconds(lease.lease_time));
+  append_number(out, to_seconds(lease.lease_time));
   out += '}';
 }
 

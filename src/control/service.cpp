@@ -21,6 +21,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "landlord/base/hex.hpp"
 #include "landlord/control/commands.hpp"
 
 namespace landlord::control {
@@ -227,7 +228,9 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
       self->frame_.clear();
       self->frame_end_.clear();
       if (self->chunked_) {
-        self->frame_ = fmt_hex(self->out_.size()) + "\r\n";
+        self->frame_.clear();
+        append_hex(self->frame_, self->out_.size());
+        self->frame_ += "\r\n";
         self->frame_end_ = last ? "\r\n0\r\n\r\n" : "\r\n";
       }
       self->write_piece(last);
@@ -245,16 +248,6 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
       if (!self->keep_alive_) return self->close();
       self->read_request();
     });
-  }
-
-  static std::string fmt_hex(std::size_t value) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string text;
-    do {
-      text.insert(text.begin(), kDigits[value & 0xf]);
-      value >>= 4;
-    } while (value != 0);
-    return text;
   }
 
   // ---- GET /events: a close-delimited stream of JSON lines

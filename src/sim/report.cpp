@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "landlord/base/hex.hpp"
+
 namespace landlord::sim {
 
 namespace {
@@ -12,7 +14,8 @@ std::string escaped(std::string_view text) {
   for (const char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      out += "\\u";
+      append_hex(out, static_cast<unsigned char>(c), 4);
       continue;
     }
     out += c;

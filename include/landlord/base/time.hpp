@@ -27,4 +27,10 @@ constexpr std::int64_t unix_seconds(TimePoint time) {
   return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
 }
 
+// Whole seconds of `duration`, rounded toward zero: how a duration is shown as a number (logs,
+// the control API's JSON, events.exec's environment).
+constexpr std::int64_t to_seconds(Duration duration) {
+  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
+}
+
 }  // namespace landlord

@@ -97,5 +97,32 @@ TEST(ColonHex, RoundTripsAndRefusesMalformedText) {
   }
 }
 
+TEST(Hex, BytesAndNumbers) {
+  const std::uint8_t bytes[] = {0x02, 0x00, 0xab, 0xcd};
+  std::string text = "mac=";
+  append_colon_hex(text, bytes);
+  EXPECT_EQ(text, "mac=02:00:ab:cd");
+  append_colon_hex(text, std::span<const std::uint8_t>{});
+  EXPECT_EQ(text, "mac=02:00:ab:cd");
+  EXPECT_EQ(to_hex(bytes), "0200abcd");
+  EXPECT_EQ(to_hex(std::span<const std::uint8_t>{}), "");
+  const auto hex = [](std::uint64_t value, std::size_t digits) {
+    std::string out = "x";
+    append_hex(out, value, digits);
+    return out;
+  };
+  EXPECT_EQ(hex(0, 1), "x0");
+  EXPECT_EQ(hex(500, 1), "x1f4");
+  EXPECT_EQ(hex(0x1f, 4), "x001f");
+  EXPECT_EQ(hex(0x12345, 4), "x12345");
+  EXPECT_EQ(hex(~std::uint64_t{0}, 1), "xffffffffffffffff");
+}
+
+TEST(Time, WholeSecondsRoundTowardZero) {
+  EXPECT_EQ(to_seconds(Duration{1999}), 1);
+  EXPECT_EQ(to_seconds(Duration{-1999}), -1);
+  EXPECT_EQ(to_seconds(std::chrono::hours{1}), 3600);
+}
+
 }  // namespace
 }  // namespace landlord
