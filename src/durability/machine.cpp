@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
-#include <limits>
 
 #include "landlord/base/assert.hpp"
+#include "landlord/engine/lease_times.hpp"
 #include "landlord/wire/message.hpp"
 #include "landlord/wire/options.hpp"
 
@@ -289,21 +289,12 @@ bool Machine::cut_to_durable(Held& held, const lease::Lease& record, TimePoint d
   // Counted from the engine's `now`: the client counts from when it sent the request, earlier,
   // so its lease ends before the durable one does.
   const TimePoint end = std::min(durable_until, record.expires_at());
-  const auto remaining_s = std::chrono::duration_cast<std::chrono::seconds>(end - record.granted_at);
-  if (remaining_s < std::chrono::seconds{1}) return false;
-  const auto lease_s = static_cast<std::uint32_t>(
-      std::min<std::int64_t>(remaining_s.count(), std::numeric_limits<std::uint32_t>::max() - 1));
-  const auto scaled_s = [&](Duration part) {  // T1 and T2 keep their share of the lease
-    const double share = static_cast<double>(part.count()) / static_cast<double>(record.lease_time.count());
-    return static_cast<std::uint32_t>(static_cast<double>(lease_s) * std::min(share, 1.0));
-  };
-  const std::uint32_t renew_s = scaled_s(record.renew_time), rebind_s = scaled_s(record.rebind_time);
-  // Whole seconds of a few seconds' lease no longer keep T1 < T2 < lease (RFC 2131 §4.4.5):
-  // such a client is left to its lease's end, as it would be without the answer.
-  if (!(renew_s < rebind_s && rebind_s < lease_s)) return false;
-  options.set_u32(wire::option::kLeaseTime, lease_s);
-  options.set_u32(wire::option::kRenewalTime, renew_s);
-  options.set_u32(wire::option::kRebindingTime, rebind_s);
+  // Less than a second, or too few seconds to keep T1 < T2 < lease: the client is left to its
+  // lease's end, as it would be without the answer.
+  const auto cut = engine::cut_lease_times(end - record.granted_at, record.lease_time, record.renew_time,
+                                           record.rebind_time);
+  if (!cut) return false;
+  engine::set_lease_times(options, *cut);
   return true;
 }
 

@@ -2,23 +2,16 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 
 #include "default_route.hpp"
 #include "landlord/base/assert.hpp"
+#include "landlord/engine/lease_times.hpp"
 
 namespace landlord::engine {
 namespace {
 
 using wire::MessageType;
 namespace option = wire::option;
-
-std::uint32_t whole_seconds(Duration duration) {
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-  // 0xffffffff means "infinite" on the wire; anything that long is the same to a client.
-  return static_cast<std::uint32_t>(
-      std::clamp<std::int64_t>(seconds, 0, std::numeric_limits<std::uint32_t>::max()));
-}
 
 // The configured scopes a reply draws options from, most specific first (reservation, the
 // client's classes in config order, pool, subnet with the global defaults merged in at load):
@@ -168,9 +161,8 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
     if (!spec.nak_message.empty()) options.set_text(option::kMessage, spec.nak_message);
   } else {
     if (spec.durations) {
-      options.set_u32(option::kLeaseTime, whole_seconds(spec.durations->lease_time));
-      options.set_u32(option::kRenewalTime, whole_seconds(spec.durations->renew_time));
-      options.set_u32(option::kRebindingTime, whole_seconds(spec.durations->rebind_time));
+      const LeaseDurations& times = *spec.durations;
+      set_lease_times(options, wire_lease_times(times.lease_time, times.renew_time, times.rebind_time));
     }
     if (spec.subnet != nullptr) {
       options.set_ipv4(option::kSubnetMask, Ipv4{spec.subnet->subnet.mask()});

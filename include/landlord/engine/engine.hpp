@@ -160,7 +160,8 @@ struct RequestFacts {
   ClientKey client;
 };
 
-// Decisions a caller can rely on (the allocation order itself is documented in engine.cpp):
+// Decisions a caller can rely on (the allocation order itself is documented in
+// src/engine/allocation.hpp, the fencing rules in src/engine/ledger.hpp):
 // - Only an ACK, DECLINE, RELEASE or reclaim() produces mutations; an OFFER is an in-memory
 //   hold, a NAK and an INFORM change nothing.
 // - INIT-REBOOT for a lease we do not know: silence unless server.authoritative; then, like Kea
