@@ -26,10 +26,14 @@ class TakeBackTest : public ::testing::Test {
     lease.hardware = mac(1);
     lease.hostname = "one";
     lease.subnet_id = 1;
-    lease.state = state;
+    lease.state = LeaseState::Bound;  // a client declines only what it was offered or holds
     lease.granted_at = kStart;
     lease.lease_time = lease_time;
     ledger.write(lease, Token::Follows);
+    if (state != LeaseState::Bound) {
+      lease.state = state;
+      ledger.write(lease, Token::Follows);
+    }
     return lease;
   }
 
