@@ -8,6 +8,7 @@
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/base/hex.hpp"
 #include "landlord/base/ipv4.hpp"
+#include "landlord/base/time.hpp"
 
 namespace landlord {
 namespace {
