@@ -142,8 +142,8 @@ TEST_F(ConfigTestFiles, FilesOutsideTheConfigsDirectoryAreRefused) {
         << path << ": " << answer;
   }
   std::filesystem::create_directory(directory_ / "sub");
-  write("sub/other.yaml", "subnets: []\n");
-  EXPECT_EQ(test_path("sub/other.yaml")["text"], "Configuration seems sane: 0 subnets.");
+  write("sub/other.yaml", "subnets: [{subnet: 198.18.0.0/24}, {subnet: 198.18.1.0/24}]\n");
+  EXPECT_EQ(test_path("sub/other.yaml")["text"], "Configuration seems sane: 2 subnets.");
 }
 
 TEST_F(ConfigTestFiles, ASymbolicLinkIsNotFollowed) {

@@ -327,7 +327,6 @@ TEST(Service, EventStreamsHaveSlotsOfTheirOwnAndNeverLockCommandsOut) {
   // Every command slot is still free: four commands at once get in.
   running.daemon.hold_commits = true;
   auto busy = busy_commands(io, 4);
-  running.on_loop([] {});
   for (int i = 0; i < 200; ++i) {
     std::size_t held = 0;
     running.on_loop([&] { held = running.daemon.held.size(); });
