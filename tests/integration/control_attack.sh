@@ -113,8 +113,7 @@ if ((atk_n == 0)) || ((longest > 1000)); then
 fi
 control_check_end || fail=1
 if ((fail)); then
-  echo "---- landlord.log (last 20 lines)"; tail -20 "$work/landlord.log"
-  echo "---- crash_client"; tail -5 "$work/client.out"
+  control_fail_report "$work/client.out"
   exit 1
 fi
 echo "PASS: deep JSON, FIFO and big config-tests, 40 /events streams: DHCP answered throughout"

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -165,14 +166,14 @@ TEST_F(ConfigTestFiles, ErrorsNeverEchoAFilesLinesBeyondTheOffendingToken) {
 }
 
 TEST_F(ConfigTestFiles, AtMostFourAtOnce) {
-  std::vector<std::optional<Answer>> answers(kMaxConfigTests + 1);
+  std::vector<std::optional<Answer>> answers(handlers::kMaxConfigTests + 1);
   for (auto& answer : answers) {
     daemon_.commands().handle_body(R"({"command": "config-test"})", [&answer](Answer given) { answer = std::move(given); });
   }
   ASSERT_TRUE(answers.back());  // refused at once: the others wait for the loop
   EXPECT_EQ(answers.back()->json["text"], "4 config-tests are in progress; try again once one has answered");
   daemon_.run_deferred();
-  for (std::size_t i = 0; i < kMaxConfigTests; ++i) EXPECT_EQ(answers[i]->json["result"], kSuccess);
+  for (std::size_t i = 0; i < handlers::kMaxConfigTests; ++i) EXPECT_EQ(answers[i]->json["result"], kSuccess);
   EXPECT_EQ(daemon_.ask(R"({"command": "config-test"})")["result"], kSuccess);
 }
 

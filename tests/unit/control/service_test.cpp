@@ -263,15 +263,22 @@ std::string read_head(Socket& socket) {
 }
 
 // Opens `count` connections each holding a command in progress (a lease4-add whose commit the
-// fake store holds): busy, not idle.
-std::vector<Local::socket> busy_commands(net::io_context& io, int count) {
+// fake store holds until release_commits): busy, not idle. Returns once the store holds them all.
+std::vector<Local::socket> busy_commands(Running& running, net::io_context& io, std::size_t count) {
+  running.daemon.hold_commits = true;
   std::vector<Local::socket> busy;
-  for (int i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     auto& stream = busy.emplace_back(io);
     stream.connect(Local::endpoint{socket_path()});
     send_raw(stream, "POST /", R"({"command": "lease4-add", "arguments": {"ip-address": "198.18.0.)" +
                                    std::to_string(150 + i) + R"(", "hw-address": "02:00:00:00:01:)" +
                                    std::to_string(10 + i) + R"("}})");
+  }
+  for (int i = 0; i < 200; ++i) {
+    std::size_t held = 0;
+    running.on_loop([&] { held = running.daemon.held.size(); });
+    if (held == count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
   }
   return busy;
 }
@@ -281,15 +288,8 @@ TEST(Service, ConnectionsBeyondTheCapAreClosedAtOnceWhenAllAreBusy) {
   ServiceLimits limits;
   limits.max_connections = 4;
   Running running{limits};
-  running.daemon.hold_commits = true;
   net::io_context io;
-  auto busy = busy_commands(io, 4);
-  for (int i = 0; i < 200; ++i) {
-    std::size_t held = 0;
-    running.on_loop([&] { held = running.daemon.held.size(); });
-    if (held == 4) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  }
+  auto busy = busy_commands(running, io, 4);
   Local::socket extra{io};
   extra.connect(Local::endpoint{socket_path()});
   EXPECT_LT(until_closed(extra).count(), 1000);
@@ -325,14 +325,7 @@ TEST(Service, EventStreamsHaveSlotsOfTheirOwnAndNeverLockCommandsOut) {
   send_raw(fourth, "GET /events");
   EXPECT_EQ(read_head(fourth).rfind("HTTP/1.1 503", 0), 0u);
   // Every command slot is still free: four commands at once get in.
-  running.daemon.hold_commits = true;
-  auto busy = busy_commands(io, 4);
-  for (int i = 0; i < 200; ++i) {
-    std::size_t held = 0;
-    running.on_loop([&] { held = running.daemon.held.size(); });
-    if (held == 4) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  }
+  auto busy = busy_commands(running, io, 4);
   running.on_loop([&] { running.daemon.release_commits(); });
   for (auto& stream : busy) EXPECT_EQ(read_head(stream).rfind("HTTP/1.1 200", 0), 0u);
   EXPECT_EQ(running.metrics.control_refused.load(), 0u);
@@ -350,9 +343,8 @@ TEST(Service, EachDoorHasItsOwnSlots) {
   config.listen = config::Endpoint{Ipv4(127, 0, 0, 1), free_port()};
   config.token_file = token_path;
   Running running{limits, config};
-  running.daemon.hold_commits = true;
   net::io_context io;
-  auto busy = busy_commands(io, 2);
+  auto busy = busy_commands(running, io, 2);
   std::vector<Local::socket> streams;
   for (int i = 0; i < 2; ++i) {
     auto& stream = streams.emplace_back(io);
