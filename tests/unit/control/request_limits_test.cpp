@@ -71,7 +71,7 @@ TEST(RequestLimits, ErrorsSayWhereWithoutEchoingTheBody) {
   FakeDaemon daemon;
   const auto bad = daemon.ask(R"({"command": "status-get", "secret-looking-text" 1})");
   EXPECT_EQ(bad["result"], kError);
-  EXPECT_EQ(bad["text"], "invalid JSON in the request body (at byte 48)");
+  EXPECT_EQ(bad["text"], "invalid JSON in the request body (at byte 49)");
   const std::string long_name(100000, 'x');
   const auto unknown = daemon.ask(R"({"command": ")" + long_name + R"("})");
   EXPECT_EQ(unknown["result"], kUnsupported);
