@@ -1,5 +1,9 @@
 #include "landlord/config/loader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -55,6 +59,11 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   return config;
 }
 
+std::string too_large(std::uint64_t size) {
+  return "the file is " + std::to_string(size) + " bytes, more than a config file may be (" +
+         std::to_string(detail::kMaxFileBytes) + ")";
+}
+
 }  // namespace
 
 std::string ConfigError::to_string() const {
@@ -82,9 +91,7 @@ Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
                                                       const std::string& source_name) {
   detail::Reader reader{source_name};
   if (yaml.size() > detail::kMaxFileBytes) {
-    reader.error(YAML::Mark::null_mark(), "the file is " + std::to_string(yaml.size()) +
-                                              " bytes, more than a config file may be (" +
-                                              std::to_string(detail::kMaxFileBytes) + ")");
+    reader.error(YAML::Mark::null_mark(), too_large(yaml.size()));
     return unexpected(reader.take_errors());
   }
   if (!detail::check_text(reader, yaml)) return unexpected(reader.take_errors());
@@ -99,6 +106,47 @@ Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
   Config config = read_config(reader, root);
   if (reader.failed()) return unexpected(reader.take_errors());
   return config;
+}
+
+Expected<Config, std::vector<ConfigError>> load_regular_file(const std::string& path, bool follow_symlink) {
+  const auto failure = [&](std::string message) {
+    return unexpected(std::vector<ConfigError>{{path, 0, 0, std::move(message)}});
+  };
+  const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (follow_symlink ? 0 : O_NOFOLLOW);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    const int cause = errno;
+    if (cause == ELOOP && !follow_symlink) return failure("is a symbolic link; name the file itself");
+    if (cause == EACCES) return failure("cannot be read: permission denied");
+    return failure(std::string{"cannot open: "} + std::strerror(cause));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat status{};
+  if (::fstat(fd, &status) != 0) return failure(std::string{"cannot read: "} + std::strerror(errno));
+  if (S_ISDIR(status.st_mode)) return failure("is a directory, not a config file");
+  if (!S_ISREG(status.st_mode)) return failure("is not a regular file");
+  if (static_cast<std::uint64_t>(status.st_size) > detail::kMaxFileBytes) {
+    return failure(too_large(static_cast<std::uint64_t>(status.st_size)));
+  }
+  // Read to the end, but never past the cap: the file may grow while it is read.
+  std::string contents(static_cast<std::size_t>(status.st_size), '\0');
+  std::size_t have = 0;
+  for (;;) {
+    if (have == contents.size()) {
+      if (contents.size() > detail::kMaxFileBytes) return failure(too_large(contents.size()));
+      contents.resize(std::min(contents.size() + 65536, detail::kMaxFileBytes + 1));
+    }
+    const ssize_t got = ::read(fd, contents.data() + have, contents.size() - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return failure(std::string{"cannot read: "} + std::strerror(errno));
+    if (got == 0) break;
+    have += static_cast<std::size_t>(got);
+  }
+  contents.resize(have);
+  return load_string(contents, path);
 }
 
 Expected<Config, std::vector<ConfigError>> load_file(const std::string& path) {
@@ -121,8 +169,7 @@ Expected<Config, std::vector<ConfigError>> load_file(const std::string& path) {
   // Size first: a huge file is refused without being read into memory.
   if (const auto size = std::filesystem::file_size(path, error);
       !error && size > detail::kMaxFileBytes) {
-    return failure("the file is " + std::to_string(size) + " bytes, more than a config file may be (" +
-                   std::to_string(detail::kMaxFileBytes) + ")");
+    return failure(too_large(size));
   }
   std::ostringstream contents;
   contents << file.rdbuf();

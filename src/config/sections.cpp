@@ -368,11 +368,13 @@ ControlSection read_control(Reader& reader, const Field* field) {
       listen_mark = entry.mark();
     }
   }
-  // Anyone who can reach the port can change leases: off loopback, a token is required.
-  if (control.listen && !control.listen->address.is_loopback() && !control.token_file) {
+  // Anyone who can reach the port can change leases, loopback included (every local user can
+  // reach 127.0.0.1, including those the UNIX socket's mode and owner keep out): a TCP listener
+  // always needs a token. The UNIX socket stays the token-less local door.
+  if (control.listen && !control.token_file) {
     reader.error(*listen_mark, "'listen' " + control.listen->address.to_string() +
-                                   " is not a loopback address: set 'token-file' so that "
-                                   "requests must carry its bearer token");
+                                   " needs 'token-file': every request on TCP, loopback included, "
+                                   "must carry its bearer token (the UNIX 'socket' needs none)");
   }
   return control;
 }

@@ -113,7 +113,11 @@ Section Reader::section(const YAML::Node& node, const YAML::Mark& fallback, std:
       } else {
         std::string valid;
         for (const auto candidate : keys) valid += (valid.empty() ? "" : ", ") + std::string{candidate};
-        error(key.Mark(), "unknown key '" + key_name + "' in '" + std::string{name} +
+        // A key that long is no misspelt landlord key but another file's line (a password
+        // file's, say): shown cut, so that a check never echoes a file's contents back.
+        constexpr std::size_t kKeyShown = 24;
+        const std::string shown = key_name.size() <= kKeyShown ? key_name : key_name.substr(0, kKeyShown) + "...";
+        error(key.Mark(), "unknown key '" + shown + "' in '" + std::string{name} +
                               "'; valid keys: " + valid);
       }
       continue;

@@ -5,6 +5,12 @@ namespace {
 
 std::string quoted(std::string_view key) { return "'" + std::string{key} + "'"; }
 
+// A value echoed in an error: enough to recognise, never a long request back.
+std::string shown(const std::string& value) {
+  constexpr std::size_t kShown = 64;
+  return "'" + (value.size() <= kShown ? value : value.substr(0, kShown) + "...") + "'";
+}
+
 }  // namespace
 
 Arguments::Arguments(const nlohmann::json& arguments) : arguments_(arguments) {
@@ -65,7 +71,7 @@ std::optional<Ipv4> Arguments::address(std::string_view key, bool required) {
   const auto value = text(key, required);
   if (!value) return std::nullopt;
   const auto address = Ipv4::parse(*value);
-  if (!address) fail(quoted(key) + ": '" + *value + "' is not an IPv4 address");
+  if (!address) fail(quoted(key) + ": " + shown(*value) + " is not an IPv4 address");
   return address;
 }
 
@@ -73,7 +79,7 @@ std::optional<HardwareAddress> Arguments::hardware(std::string_view key) {
   const auto value = text(key, false);
   if (!value) return std::nullopt;
   const auto hardware = HardwareAddress::parse(*value);
-  if (!hardware) fail(quoted(key) + ": '" + *value + "' is not a hardware address (colon hex)");
+  if (!hardware) fail(quoted(key) + ": " + shown(*value) + " is not a hardware address (colon hex)");
   return hardware;
 }
 
@@ -81,8 +87,27 @@ std::optional<ClientId> Arguments::client_id(std::string_view key) {
   const auto value = text(key, false);
   if (!value) return std::nullopt;
   const auto id = ClientId::parse(*value);
-  if (!id) fail(quoted(key) + ": '" + *value + "' is not a client id (colon hex)");
+  if (!id) fail(quoted(key) + ": " + shown(*value) + " is not a client id (colon hex)");
   return id;
+}
+
+std::optional<std::string> Arguments::hostname(std::string_view key) {
+  auto value = text(key, false);
+  if (!value) return std::nullopt;
+  if (value->size() > kMaxHostname) {
+    fail(quoted(key) + " is " + std::to_string(value->size()) + " bytes; a host name (option 12) is at most " +
+         std::to_string(kMaxHostname));
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < value->size(); ++i) {
+    const auto byte = static_cast<unsigned char>((*value)[i]);
+    if (byte < 0x20 || byte == 0x7f) {  // NUL, newline, escapes: they would break logs and hook lines
+      fail(quoted(key) + " has a control character (byte " + std::to_string(byte) + ") at offset " +
+           std::to_string(i));
+      return std::nullopt;
+    }
+  }
+  return value;
 }
 
 std::optional<std::vector<std::uint64_t>> Arguments::numbers(std::string_view key) {

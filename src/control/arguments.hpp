@@ -30,6 +30,10 @@ class Arguments {
   std::optional<Ipv4> address(std::string_view key, bool required = false);
   std::optional<HardwareAddress> hardware(std::string_view key);
   std::optional<ClientId> client_id(std::string_view key);
+  // A host name as DHCP carries one (option 12): at most kMaxHostname bytes, no control
+  // character (NUL, newline, escape, DEL); other bytes as a client may send them.
+  static constexpr std::size_t kMaxHostname = 255;
+  std::optional<std::string> hostname(std::string_view key);
   // A list of integers (lease4-get-all "subnets").
   std::optional<std::vector<std::uint64_t>> numbers(std::string_view key);
   void fail(std::string message);

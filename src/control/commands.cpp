@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "handlers.hpp"
+#include "landlord/control/request_json.hpp"
 
 namespace landlord::control {
 namespace {
@@ -50,12 +51,12 @@ const std::vector<std::string_view>& Commands::names() {
 }
 
 void Commands::handle_body(std::string_view body, Reply reply) {
-  nlohmann::json request = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (request.is_discarded()) {
-    reply(answer(kError, "invalid JSON in the request body"));
+  const auto request = decode_request(body);
+  if (!request) {
+    reply(answer(kError, request.error()));
     return;
   }
-  handle(request, std::move(reply));
+  handle(*request, std::move(reply));
 }
 
 void Commands::handle(const nlohmann::json& request, Reply reply) {
@@ -78,8 +79,10 @@ void Commands::handle(const nlohmann::json& request, Reply reply) {
       inner(nlohmann::json::array({std::move(response.json)}));
     };
   }
-  const std::string name = request["command"].get<std::string>();
-  const nlohmann::json arguments = request.value("arguments", nlohmann::json{});
+  const std::string& name = request["command"].get_ref<const std::string&>();
+  static const nlohmann::json kNoArguments;
+  const auto given = request.find("arguments");
+  const nlohmann::json& arguments = given == request.end() ? kNoArguments : *given;
   if (name == "list-commands") {
     reply(answer(kSuccess, std::to_string(names().size()) + " commands", names()));
     return;
@@ -90,7 +93,10 @@ void Commands::handle(const nlohmann::json& request, Reply reply) {
       return;
     }
   }
-  reply(answer(kUnsupported, "'" + name + "' command not supported."));
+  // The name as given, cut: an answer never echoes a long request back.
+  constexpr std::size_t kNameShown = 64;
+  const std::string shown = name.size() <= kNameShown ? name : name.substr(0, kNameShown) + "...";
+  reply(answer(kUnsupported, "'" + shown + "' command not supported."));
 }
 
 }  // namespace landlord::control

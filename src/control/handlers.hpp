@@ -10,6 +10,8 @@ using Reply = Commands::Reply;
 using Json = nlohmann::json;
 
 // server_commands.cpp
+// config-tests at once (queued on the worker included); a fifth is refused until one answers.
+inline constexpr std::size_t kMaxConfigTests = 4;
 void status_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
 void config_get(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);
 void config_test(Daemon& daemon, TableScanner& scanner, const Json& arguments, Reply reply);

@@ -91,7 +91,7 @@ std::optional<engine::AdminLease> read_admin_lease(Arguments& args) {
   const auto address = args.address("ip-address", true);
   const auto hardware = args.hardware("hw-address");
   const auto client_id = args.client_id("client-id");
-  const auto hostname = args.text("hostname");
+  const auto hostname = args.hostname("hostname");
   const auto subnet = args.number("subnet-id", 0, kMaxSubnetId);
   const auto lifetime = args.number("valid-lft", 1, 0xfffffffeu);
   if (args.failed()) return std::nullopt;

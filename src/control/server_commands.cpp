@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <ctime>
+#include <filesystem>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -175,21 +177,92 @@ void config_get(Daemon& daemon, TableScanner&, const Json&, Reply reply) {
                {{"landlord", config_json(daemon.config())}}));
 }
 
+namespace {
+
+// config-test of a file: only one in the running config's directory (or below it), so the API
+// cannot be made to read, as landlord's user, files it has no business with; the operator checks
+// any other file with `landlord --check FILE`, as themself. A relative path is taken from that
+// directory. Runs on the worker (realpath may touch a slow file system).
+Expected<std::string, std::string> config_test_path(const std::string& running, const std::string& given) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path directory = fs::path{running}.parent_path();
+  if (directory.empty()) directory = ".";
+  const fs::path home = fs::canonical(directory, error);
+  if (error) return unexpected("cannot resolve the running config's directory: " + error.message());
+  fs::path path{given};
+  if (path.is_relative()) path = home / path;
+  if (!path.has_filename()) return unexpected(given + ": names a directory, not a config file");
+  const fs::path parent = fs::canonical(path.parent_path(), error);
+  if (error) return unexpected(given + ": cannot open: " + error.message());
+  const auto [outside, _] = std::mismatch(home.begin(), home.end(), parent.begin(), parent.end());
+  if (outside != home.end()) {
+    return unexpected(given + ": config-test reads only files in " + home.string() +
+                      " (the running config's directory); check others with landlord --check");
+  }
+  return (parent / path.filename()).string();
+}
+
+// An error text whose every line is cut to a length that holds a place and the offending token,
+// never a file's line in full.
+std::string cut_lines(const std::string& text) {
+  constexpr std::size_t kLineShown = 240;
+  std::string cut;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::size_t length = end - start;
+    cut.append(text, start, std::min(length, kLineShown));
+    if (length > kLineShown) cut += "...";
+    cut += '\n';
+    start = end + 1;
+  }
+  return cut;
+}
+
+// config-tests waiting for or on the worker (the loop's only): beyond it a new one is refused, so
+// a client cannot queue unbounded work or memory.
+std::size_t config_tests_running = 0;
+
+}  // namespace
+
 // landlord's configuration is YAML: the running file (no arguments), another file ("path") or
-// a text ("yaml"). Kea's {"Dhcp4": {...}} is refused with that explained.
+// a text ("yaml"). Kea's {"Dhcp4": {...}} is refused with that explained. The file is read and
+// checked on the worker thread, never on the DHCP loop; the answer comes back to the loop.
 void config_test(Daemon& daemon, TableScanner&, const Json& arguments, Reply reply) {
   Arguments args{arguments};
-  const auto path = args.text("path");
-  const auto yaml = args.text("yaml");
+  auto path = args.text("path");
+  auto yaml = args.text("yaml");
   if (args.failed()) return reply(answer(kError, args.error()));
   if (arguments.is_object() && !arguments.empty() && !path && !yaml) {
     return reply(answer(kError, "landlord's configuration is YAML: pass {\"path\": FILE}, "
                                 "{\"yaml\": TEXT} or no arguments (the running file)"));
   }
-  const auto loaded = yaml ? config::load_string(*yaml, "arguments.yaml")
-                           : config::load_file(path.value_or(daemon.config_path()));
-  if (!loaded) return reply(answer(kError, config::format_errors(loaded.error())));
-  reply(answer(kSuccess, "Configuration seems sane: " + std::to_string(loaded->subnets.size()) + " subnets."));
+  if (config_tests_running >= kMaxConfigTests) {
+    return reply(answer(kError, std::to_string(kMaxConfigTests) +
+                                    " config-tests are in progress; try again once one has answered"));
+  }
+  ++config_tests_running;
+  auto verdict = std::make_shared<Json>();
+  auto work = [verdict, yaml = std::move(yaml), path = std::move(path), running = daemon.config_path()] {
+    Expected<config::Config, std::vector<config::ConfigError>> loaded = unexpected(std::vector<config::ConfigError>{});
+    if (yaml) {
+      loaded = config::load_string(*yaml, "arguments.yaml");
+    } else if (!path) {
+      loaded = config::load_regular_file(running, /*follow_symlink=*/true);
+    } else if (const auto resolved = config_test_path(running, *path); !resolved) {
+      *verdict = answer(kError, resolved.error());
+      return;
+    } else {
+      loaded = config::load_regular_file(*resolved, /*follow_symlink=*/false);
+    }
+    *verdict = loaded ? answer(kSuccess, "Configuration seems sane: " + std::to_string(loaded->subnets.size()) + " subnets.")
+                      : answer(kError, cut_lines(config::format_errors(loaded.error())));
+  };
+  daemon.offload(std::move(work), [verdict, reply = std::move(reply)] {
+    --config_tests_running;
+    reply(std::move(*verdict));
+  });
 }
 
 void config_reload(Daemon& daemon, TableScanner&, const Json&, Reply reply) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -42,25 +43,35 @@ struct Service::State {
   Metrics& metrics;
   EventHub hub;
   std::optional<std::string> token;
-  std::size_t connections = 0;
-  std::size_t evicting = 0;  // connections closed to admit others, still ending
-  // Connections waiting for a request (nothing of theirs in progress), by the order they began
-  // to wait: the first is the longest idle, the one closed when a new connection needs its slot.
-  std::map<std::uint64_t, std::function<void()>> waiting;
+  // The UNIX socket's and the TCP listener's slots, apart (ServiceLimits).
+  struct Door {
+    std::size_t connections = 0;    // open, event streams included
+    std::size_t evicting = 0;       // connections closed to admit others, still ending
+    std::size_t event_streams = 0;
+    // Connections waiting for a request (nothing of theirs in progress), by the order they began
+    // to wait: the first is the longest idle, the one closed when a new connection needs its slot.
+    std::map<std::uint64_t, std::function<void()>> waiting;
+  };
+  std::array<Door, 2> doors;  // kUnixDoor, kTcpDoor
   std::uint64_t next_wait = 0;
-  std::size_t event_streams = 0;
   std::uint64_t event_streams_dropped = 0;
   bool stopped = false;
   std::optional<net::local::stream_protocol::acceptor> unix_acceptor;
   std::optional<net::ip::tcp::acceptor> tcp_acceptor;
   std::string socket_path;
 
-  TransportCounters transport() const { return {connections, event_streams, event_streams_dropped}; }
+  TransportCounters transport() const {
+    return {doors[0].connections + doors[1].connections, doors[0].event_streams + doors[1].event_streams,
+            event_streams_dropped};
+  }
 };
 
 namespace {
 
 using StatePtr = std::shared_ptr<Service::State>;
+constexpr std::size_t kUnixDoor = 0, kTcpDoor = 1;
+template <class Protocol>
+constexpr std::size_t kDoor = std::is_same_v<Protocol, net::ip::tcp> ? kTcpDoor : kUnixDoor;
 
 bool is_http_error(const beast::error_code& error) {
   return error.category() == http::make_error_code(http::error::bad_target).category();
@@ -71,15 +82,15 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
  public:
   Session(typename Protocol::socket socket, StatePtr state, bool needs_token)
       : stream_(std::move(socket)), state_(std::move(state)), needs_token_(needs_token) {
-    ++state_->connections;
+    ++door().connections;
   }
   ~Session() {
-    --state_->connections;
-    if (evicted_) --state_->evicting;
+    --door().connections;
+    if (evicted_) --door().evicting;
     stop_waiting();
     if (subscriber_) {
       state_->hub.unsubscribe(*subscriber_);
-      --state_->event_streams;
+      --door().event_streams;
     }
   }
   void start() { read_request(); }
@@ -97,21 +108,23 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
                      });
   }
 
+  Service::State::Door& door() const { return state_->doors[kDoor<Protocol>]; }
+
   // While it waits for a request, this connection may be closed to admit a new one.
   void start_waiting() {
     waiting_ = state_->next_wait++;
-    state_->waiting.emplace(*waiting_, [weak = this->weak_from_this()] {
+    door().waiting.emplace(*waiting_, [weak = this->weak_from_this()] {
       if (auto self = weak.lock()) self->evict();
     });
   }
   void stop_waiting() {
-    if (waiting_) state_->waiting.erase(*waiting_);
+    if (waiting_) door().waiting.erase(*waiting_);
     waiting_.reset();
   }
   void evict() {
     waiting_.reset();  // the evictor took the entry
     evicted_ = true;
-    ++state_->evicting;
+    ++door().evicting;
     ++state_->metrics.control_evicted;
     close();
   }
@@ -253,7 +266,14 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
   // ---- GET /events: a close-delimited stream of JSON lines
 
   void start_events() {
-    ++state_->event_streams;
+    if (door().event_streams >= state_->limits.max_event_streams) {
+      ++state_->metrics.control_rejected;
+      return send_json(http::status::service_unavailable,
+                       answer(kError, std::to_string(state_->limits.max_event_streams) +
+                                          " /events streams are open on this door already; commands still get in"),
+                       false);
+    }
+    ++door().event_streams;  // and out of the command slots (admit)
     subscriber_ = state_->hub.subscribe([weak = this->weak_from_this()] {
       auto self = weak.lock();
       if (!self || self->flush_posted_) return;
@@ -317,7 +337,7 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
   http::request<http::string_body> request_;
   http::response<http::string_body> response_;
   std::optional<EventHub::SubscriberId> subscriber_;
-  std::optional<std::uint64_t> waiting_;  // the key in state_->waiting while waiting for a request
+  std::optional<std::uint64_t> waiting_;  // the key in door().waiting while waiting for a request
   bool evicted_ = false;
   std::string out_;
   std::shared_ptr<AnswerStream> answer_stream_;
@@ -329,12 +349,13 @@ class Session : public std::enable_shared_from_this<Session<Protocol>> {
 
 // At the limit, the longest-idle connection waiting for a request is closed to make room, so idle
 // connections can never lock the API's users out; a new one is refused only when every slot is
-// busy (a command in progress, an answer being written, an /events stream).
-bool admit(Service::State& state) {
-  if (state.connections - state.evicting < state.limits.max_connections) return true;
-  if (state.waiting.empty()) return false;
-  auto evict = std::move(state.waiting.begin()->second);
-  state.waiting.erase(state.waiting.begin());
+// busy (a command in progress, an answer being written). Each door counts its own; /events
+// streams have slots of their own (start_events), so they never take a command's.
+bool admit(Service::State& state, Service::State::Door& door) {
+  if (door.connections - door.event_streams - door.evicting < state.limits.max_connections) return true;
+  if (door.waiting.empty()) return false;
+  auto evict = std::move(door.waiting.begin()->second);
+  door.waiting.erase(door.waiting.begin());
   evict();
   return true;
 }
@@ -350,7 +371,7 @@ void accept(const StatePtr& state, typename Protocol::acceptor& acceptor, bool n
       });
       return;
     }
-    if (admit(*state)) {
+    if (admit(*state, state->doors[kDoor<Protocol>])) {
       std::make_shared<Session<Protocol>>(std::move(socket), state, needs_token)->start();
     } else {
       ++state->metrics.control_rejected;

@@ -17,6 +17,7 @@
 #                              says what it holds and returns 1 otherwise
 #   control_check_end          the log has no refused or failed commit and the daemon stops
 #                              cleanly; says why and returns 1 otherwise
+#   control_fail_report OUT    prints the tails of the daemon's log and of a client's output OUT
 #   control_lab_down           kills a running server, deletes the namespace (the caller removes WORK)
 source "$(dirname "${BASH_SOURCE[0]}")/daemon_checks.sh"
 repo_dir=${repo_dir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -108,6 +109,11 @@ control_check_end() {
   daemon_stop_and_check "$control_pid" "$control_work/landlord.log" landlord || status=1
   control_pid=""
   return $status
+}
+
+control_fail_report() {
+  echo "---- landlord.log (last 20 lines)"; tail -20 "$control_work/landlord.log"
+  echo "---- crash_client"; tail -5 "$1"
 }
 
 control_lab_down() {

@@ -76,8 +76,7 @@ if ((acks != 200)) || ((during == 0)); then
 fi
 control_check_end || fail=1
 if ((fail)); then
-  echo "---- landlord.log (last 20 lines)"; tail -20 "$work/landlord.log"
-  echo "---- crash_client"; tail -5 "$work/client.out"
+  control_fail_report "$work/client.out"
   exit 1
 fi
 echo "PASS: leases-reclaim of $leases ended leases, all durable, DHCP answered meanwhile, log clean"

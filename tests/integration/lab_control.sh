@@ -138,7 +138,7 @@ inside() {
   local calm
   calm="$(dora_series 3)"
   [[ "$(api '{"command": "frobnicate"}' | jq .result)" == 2 ]] || fail "unknown command not answered with 2"
-  [[ "$(api '{"command": ' | jq -r .text)" == "invalid JSON in the request body" ]] || fail "bad JSON"
+  api '{"command": ' | jq -r .text | grep -q "^invalid JSON in the request body (at byte " || fail "bad JSON"
   api '{"command": "lease4-get", "arguments": {"ip-address": 5}}' | jq -r .text | grep -q "'ip-address' must be a string" ||
     fail "wrong type not explained"
   head -c 10000000 /dev/zero | tr '\0' ' ' >"$LAB_DIR/big.json"
@@ -259,8 +259,12 @@ inside() {
   [[ "$(api '{"command": "lease4-wipe", "arguments": {"subnet-id": 2, "confirm": true}}' | jq .arguments.deleted)" == 1 ]] ||
     fail "lease4-wipe did not revoke the one bound lease of subnet 2"
   lease_state_is 198.18.2.150 released || fail "wiped lease not released: $(lease_row 198.18.2.150)"
-  ip netns exec "$LAB_NS_SERVER" "$LANDLORDCTL" --url http://127.0.0.1:8067 status | grep -q "store sqlite: healthy" ||
-    fail "landlordctl --url over TCP"
+  ip netns exec "$LAB_NS_SERVER" "$LANDLORDCTL" --url http://127.0.0.1:8067 --token-file "$TOKEN_FILE" status |
+    grep -q "store sqlite: healthy" || fail "landlordctl --url over TCP"
+  # The TCP listener on loopback still wants the token (issue #31).
+  [[ "$(ip netns exec "$LAB_NS_SERVER" curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
+        --data-binary '{"command": "status-get"}' http://127.0.0.1:8067/)" == 401 ]] ||
+    fail "a token-less request on the loopback TCP listener was not refused"
   note "list-commands, subnet4-list, config-get/-test/-reload, lease4-update/-get-page, stats, reclaim, wipe, --url"
   stop_client watch
   echo "PASS: API<->DHCP leases, revoke -> NAK, watch T1/T2 order, bad requests, metrics, every command"
@@ -275,8 +279,10 @@ else
   export LANDLORDCTL="$2"
   export CONTROL_SOCKET="/tmp/landlord-lab-control.$$.sock"
   export HOOK_LOG="/tmp/landlord-lab-hook.$$.log"
+  export TOKEN_FILE="/tmp/landlord-lab-token.$$"
   hook="/tmp/landlord-lab-hook.$$.sh"
-  trap 'rm -f "$hook" "$HOOK_LOG"' EXIT
+  trap 'rm -f "$hook" "$HOOK_LOG" "$TOKEN_FILE"' EXIT
+  (umask 077 && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TOKEN_FILE")
   printf '#!/bin/sh\necho "$1 $2 $3 $LANDLORD_EVENT" >> %s\n' "$HOOK_LOG" >"$hook"
   chmod +x "$hook"
   export EXTRA_SUBNET_KEYS=""
@@ -284,6 +290,7 @@ else
 control:
   socket: $CONTROL_SOCKET
   listen: 127.0.0.1:8067
+  token-file: $TOKEN_FILE
 events:
   exec: $hook"
   lab_main "$1" "$config" --clients 3

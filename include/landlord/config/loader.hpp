@@ -20,6 +20,11 @@ struct ConfigError {
 // Every error found, not just the first, sorted by place. A YAML syntax error is the exception:
 // yaml-cpp stops there, so it is reported alone. The file name in errors is `path` as given.
 Expected<Config, std::vector<ConfigError>> load_file(const std::string& path);
+// For a file named by someone else (the control API's config-test): only a regular file, opened
+// without blocking (a FIFO or a device would hold the caller in open() or read()), not through a
+// symbolic link unless `follow_symlink`, close-on-exec, checked with fstat on what was opened,
+// and at most kMaxConfigBytes long.
+Expected<Config, std::vector<ConfigError>> load_regular_file(const std::string& path, bool follow_symlink);
 Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
                                                       const std::string& source_name);
 

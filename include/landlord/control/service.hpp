@@ -20,9 +20,14 @@ struct ServiceLimits {
   std::size_t max_header_bytes = 16 << 10;
   std::chrono::milliseconds read_timeout{10000};   // a whole request, or a keep-alive idle
   std::chrono::milliseconds write_timeout{10000};
-  // Beyond: the longest-idle connection waiting for a request is closed to admit the new one;
-  // with every connection busy, the new one is closed at once.
+  // Each door (the UNIX socket, the TCP listener) has its own slots, so that one cannot lock
+  // operators out of the other. Connections for commands and /metrics, per door: beyond, the
+  // longest-idle connection waiting for a request is closed to admit the new one; with every
+  // connection busy, the new one is closed at once.
   std::size_t max_connections = 64;
+  // /events streams, per door, apart from the above: a stream leaves its command slot when it
+  // starts; beyond this many, GET /events is answered 503 and commands still get in.
+  std::size_t max_event_streams = 16;
   std::size_t event_queue_bytes = 1 << 20;         // per /events reader; beyond: dropped
 };
 

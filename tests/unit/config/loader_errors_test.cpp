@@ -423,8 +423,8 @@ control:
 )", "t.yaml");
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(format_errors(loaded.error()),
-            "t.yaml:3:11: 'listen' 0.0.0.0 is not a loopback address: set 'token-file' so that "
-            "requests must carry its bearer token\n"
+            "t.yaml:3:11: 'listen' 0.0.0.0 needs 'token-file': every request on TCP, loopback "
+            "included, must carry its bearer token (the UNIX 'socket' needs none)\n"
             "t.yaml:4:11: 'socket' must be an absolute path\n"
             "t.yaml:5:15: 'token-file' must be an absolute path\n"
             "t.yaml:6:3: unknown key 'frobnicate' in 'control'; valid keys: socket, listen, token-file\n");
@@ -437,6 +437,16 @@ TEST(ConfigErrorsAtPlaces, EventsExecMustBeAnAbsolutePath) {
   const auto good = load_string("subnets: [{subnet: 198.18.0.0/24}]\nevents: {exec: /usr/local/bin/on-lease}\n", "t.yaml");
   ASSERT_TRUE(good.has_value());
   EXPECT_EQ(good->events.exec, "/usr/local/bin/on-lease");
+}
+
+// Every local user reaches 127.0.0.1, those the UNIX socket's mode keeps out too (issue #31).
+TEST(ConfigErrorsAtPlaces, ControlRefusesTcpOnLoopbackWithoutAToken) {
+  const auto loaded = load_string("subnets: [{subnet: 198.18.0.0/24}]\ncontrol:\n  listen: 127.0.0.1:8067\n", "t.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(format_errors(loaded.error()),
+            "t.yaml:3:11: 'listen' 127.0.0.1 needs 'token-file': every request on TCP, loopback "
+            "included, must carry its bearer token (the UNIX 'socket' needs none)\n");
+  EXPECT_TRUE(load_string("subnets: [{subnet: 198.18.0.0/24}]\ncontrol: {socket: /run/l.sock}\n", "t.yaml"));
 }
 
 TEST(ConfigErrorsAtPlaces, ControlAcceptsTcpOffLoopbackWithAToken) {

@@ -79,7 +79,7 @@ subnets:
       - {mac: "02:00:00:00:00:10", address: 198.18.0.10, hostname: printer}
       - {client-id: "01:02:00:00:00:00:11", address: 198.18.0.11}
   - subnet: 198.18.2.0/24
-control: {listen: 127.0.0.1}
+control: {listen: 127.0.0.1, token-file: /etc/t}
 log: {level: debug}
 )");
   EXPECT_EQ(config.server.interfaces, std::vector<std::string>{"lab0"});

@@ -11,7 +11,7 @@ using testing::FakeDaemon;
 TEST(Commands, BadRequestsGetAClearErrorNotAnException) {
   FakeDaemon daemon;
   EXPECT_EQ(daemon.ask("{not json")["result"], kError);
-  EXPECT_EQ(daemon.ask("{not json")["text"], "invalid JSON in the request body");
+  EXPECT_EQ(daemon.ask("{not json")["text"], "invalid JSON in the request body (at byte 3)");
   EXPECT_EQ(daemon.ask("[1, 2]")["result"], kError);
   EXPECT_EQ(daemon.ask(R"({"command": 7})")["text"], "a request is a map with a \"command\" string");
   const auto unknown = daemon.ask(R"({"command": "lease6-get"})");

@@ -143,6 +143,7 @@ class FakeDaemon final : public Daemon {
     return nlohmann::json::parse(text);
   }
   Commands& commands() { return commands_; }
+  void set_config_path(std::string path) { path_ = std::move(path); }
 
   TimePoint now_ = time_from_unix_ms(1'700'000'100'000);
   bool store_up = true;

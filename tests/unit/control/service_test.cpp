@@ -51,7 +51,11 @@ class Running {
     thread_ = std::thread([this] { io_.run(); });
   }
   ~Running() {
-    on_loop([this] { service_->stop(); });
+    // A commit a test left held holds its connection: both end here, while the loop exists.
+    on_loop([this] {
+      daemon.held.clear();
+      service_->stop();
+    });
     guard_.reset();
     io_.stop();
     thread_.join();
@@ -108,7 +112,7 @@ TEST(Service, AnswersCommandsMetricsAndErrorsOnTheSocket) {
   EXPECT_EQ(must(http_request(running.target(), "GET", "/nowhere")).status, 404u);
   EXPECT_EQ(must(http_request(running.target(), "GET", "/")).status, 405u);
   const auto bad = must(http_request(running.target(), "POST", "/", "{"));
-  EXPECT_EQ(nlohmann::json::parse(bad.body)["text"], "invalid JSON in the request body");
+  EXPECT_EQ(nlohmann::json::parse(bad.body)["text"], "invalid JSON in the request body (at byte 2)");
 }
 
 // A lease list is sent in chunks as the worker writes it out: HTTP/1.1 chunked on a connection
@@ -245,34 +249,129 @@ TEST(Service, IdleConnectionsAtTheLimitMakeRoomForANewOne) {
       << metrics;
 }
 
-// A connection is refused only when every slot is busy: here, four /events streams.
+// Writes a request on a raw connection (its answer is not read).
+template <class Socket>
+void send_raw(Socket& socket, const std::string& method_target, const std::string& body = "") {
+  std::string request = method_target + " HTTP/1.1\r\nHost: x\r\n";
+  if (!body.empty()) request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  net::write(socket, net::buffer(request + "\r\n" + body));
+}
+
+// Reads an answer's head (up to the blank line).
+template <class Socket>
+std::string read_head(Socket& socket) {
+  std::string head;
+  std::array<char, 256> buffer{};
+  while (head.find("\r\n\r\n") == std::string::npos) head.append(buffer.data(), socket.read_some(net::buffer(buffer)));
+  return head;
+}
+
+// Opens `count` connections each holding a command in progress (a lease4-add whose commit the
+// fake store holds until release_commits): busy, not idle. Returns once the store holds them all.
+std::vector<Local::socket> busy_commands(Running& running, net::io_context& io, std::size_t count) {
+  running.daemon.hold_commits = true;
+  std::vector<Local::socket> busy;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto& stream = busy.emplace_back(io);
+    stream.connect(Local::endpoint{socket_path()});
+    send_raw(stream, "POST /", R"({"command": "lease4-add", "arguments": {"ip-address": "198.18.0.)" +
+                                   std::to_string(150 + i) + R"(", "hw-address": "02:00:00:00:01:)" +
+                                   std::to_string(10 + i) + R"("}})");
+  }
+  for (int i = 0; i < 200; ++i) {
+    std::size_t held = 0;
+    running.on_loop([&] { held = running.daemon.held.size(); });
+    if (held == count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  return busy;
+}
+
+// A connection is refused only when every slot is busy: here, four commands in progress.
 TEST(Service, ConnectionsBeyondTheCapAreClosedAtOnceWhenAllAreBusy) {
   ServiceLimits limits;
   limits.max_connections = 4;
   Running running{limits};
   net::io_context io;
-  std::vector<Local::socket> streams;
-  for (int i = 0; i < 4; ++i) {
-    auto& stream = streams.emplace_back(io);
-    stream.connect(Local::endpoint{socket_path()});
-    net::write(stream, net::buffer(std::string{"GET /events HTTP/1.1\r\nHost: x\r\n\r\n"}));
-    std::string head;
-    std::array<char, 256> buffer{};
-    while (head.find("\r\n\r\n") == std::string::npos) head.append(buffer.data(), stream.read_some(net::buffer(buffer)));
-    EXPECT_EQ(head.rfind("HTTP/1.1 200", 0), 0u) << head;  // streaming: busy, not idle
-  }
+  auto busy = busy_commands(running, io, 4);
   Local::socket extra{io};
   extra.connect(Local::endpoint{socket_path()});
   EXPECT_LT(until_closed(extra).count(), 1000);
   EXPECT_EQ(running.metrics.control_refused.load(), 1u);
   EXPECT_EQ(running.metrics.control_evicted.load(), 0u);
-  streams.clear();
-  for (int i = 0; i < 100; ++i) {  // the streams end on the loop once their readers went
+  running.on_loop([&] { running.daemon.release_commits(); });
+  for (auto& stream : busy) EXPECT_EQ(read_head(stream).rfind("HTTP/1.1 200", 0), 0u);
+  busy.clear();
+  for (int i = 0; i < 100; ++i) {  // the connections end on the loop once their clients went
     const auto answered = http_request(running.target(), "POST", "/", R"({"command": "subnet4-list"})");
     if (answered && answered->status == 200u) return;
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }
-  ADD_FAILURE() << "the API stayed full after the streams ended";
+  ADD_FAILURE() << "the API stayed full after the commands ended";
+}
+
+// Issue #31: 64 /events streams used to take every slot, on both doors at once.
+TEST(Service, EventStreamsHaveSlotsOfTheirOwnAndNeverLockCommandsOut) {
+  ServiceLimits limits;
+  limits.max_connections = 4;
+  limits.max_event_streams = 3;
+  Running running{limits};
+  net::io_context io;
+  std::vector<Local::socket> streams;
+  for (int i = 0; i < 3; ++i) {
+    auto& stream = streams.emplace_back(io);
+    stream.connect(Local::endpoint{socket_path()});
+    send_raw(stream, "GET /events");
+    EXPECT_EQ(read_head(stream).rfind("HTTP/1.1 200", 0), 0u);
+  }
+  Local::socket fourth{io};
+  fourth.connect(Local::endpoint{socket_path()});
+  send_raw(fourth, "GET /events");
+  EXPECT_EQ(read_head(fourth).rfind("HTTP/1.1 503", 0), 0u);
+  // Every command slot is still free: four commands at once get in.
+  auto busy = busy_commands(running, io, 4);
+  running.on_loop([&] { running.daemon.release_commits(); });
+  for (auto& stream : busy) EXPECT_EQ(read_head(stream).rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(running.metrics.control_refused.load(), 0u);
+}
+
+// The UNIX socket full of busy commands and /events streams; the TCP listener still answers,
+// and the other way round.
+TEST(Service, EachDoorHasItsOwnSlots) {
+  const auto token_path = "/tmp/landlord-control-token-doors-" + std::to_string(::getpid());
+  std::ofstream{token_path} << "s3cret\n";
+  ServiceLimits limits;
+  limits.max_connections = 2;
+  limits.max_event_streams = 2;
+  config::ControlSection config;
+  config.listen = config::Endpoint{Ipv4(127, 0, 0, 1), free_port()};
+  config.token_file = token_path;
+  Running running{limits, config};
+  net::io_context io;
+  // The streams first: a connection takes a command slot until its request says /events.
+  std::vector<Local::socket> streams;
+  for (int i = 0; i < 2; ++i) {
+    auto& stream = streams.emplace_back(io);
+    stream.connect(Local::endpoint{socket_path()});
+    send_raw(stream, "GET /events");
+    EXPECT_EQ(read_head(stream).rfind("HTTP/1.1 200", 0), 0u);
+  }
+  auto busy = busy_commands(running, io, 2);
+  ClientTarget tcp;
+  tcp.host = "127.0.0.1";
+  tcp.port = config.listen->port;
+  tcp.token = "s3cret";
+  tcp.timeout = std::chrono::seconds{5};
+  const auto answered = http_request(tcp, "POST", "/", R"({"command": "subnet4-list"})");
+  ASSERT_TRUE(answered) << answered.error();
+  EXPECT_EQ(answered->status, 200u);
+  // The TCP door's streams are its own too.
+  net::ip::tcp::socket tcp_stream{io};
+  tcp_stream.connect({net::ip::address_v4::loopback(), config.listen->port});
+  net::write(tcp_stream, net::buffer(std::string{"GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n"}));
+  EXPECT_EQ(read_head(tcp_stream).rfind("HTTP/1.1 200", 0), 0u);
+  running.on_loop([&] { running.daemon.release_commits(); });
+  std::filesystem::remove(token_path);
 }
 
 TEST(Service, TcpNeedsTheBearerToken) {
