@@ -110,12 +110,13 @@ grep -qF "$WORK/many.leases:21:" "$WORK/many.err" && fail "more than 20 lines li
 
 # 5. lease.max and lease.min bound imported times; Kea's infinite lease gets lease.max.
 config "$WORK/bounded.yaml" "{time: 5m, min: 2m, max: 10m}"
+NOW=$(date +%s)  # again: the random files took a while
 KEA_HEADER=address,hwaddr,client_id,valid_lifetime,expire,subnet_id,fqdn_fwd,fqdn_rev,hostname,state,user_context
 {
   echo "$KEA_HEADER"
   echo "198.18.1.80,$(mac 80),,4294967295,$((NOW - 100 + 4294967295)),1,0,0,inf,0,"
   echo "198.18.1.81,$(mac 81),,4294967294,$((NOW - 100 + 4294967294)),1,0,0,long,0,"
-  echo "198.18.1.82,$(mac 82),,30,$((NOW + 20)),1,0,0,short,0,"
+  echo "198.18.1.82,$(mac 82),,90,$((NOW + 60)),1,0,0,short,0,"
 } >"$WORK/bounded.csv"
 run bounded --from kea-csv "$WORK/bounded.csv" --config "$WORK/bounded.yaml"
 [[ $RC == 0 ]] || fail "bounded: exit $RC"
@@ -130,12 +131,13 @@ for row in "198.18.1.80,.*,600," "198.18.1.81,.*,600," "198.18.1.82,.*,120,"; do
 done
 
 # 6. Kea-style fixed T1/T2 (renew-timer 30, rebind-timer 52, valid-lifetime 60): Kea's leases,
-# 40 s and 10 s left, are imported (T2 beyond the lease left to the client's 87.5%).
+# 40 s and 20 s left, are imported (T2 beyond the lease left to the client's 87.5%).
 config "$WORK/kea-timers.yaml" "{time: 60s, renew: 30s, rebind: 52s}"
+NOW=$(date +%s)
 {
   echo "$KEA_HEADER"
   echo "198.18.1.90,$(mac 90),,60,$((NOW + 40)),1,0,0,a,0,"
-  echo "198.18.1.91,$(mac 91),01:02:00:00:00:01:91,60,$((NOW + 10)),1,0,0,b,0,"
+  echo "198.18.1.91,$(mac 91),01:02:00:00:00:01:91,60,$((NOW + 20)),1,0,0,b,0,"
 } >"$WORK/kea-timers.csv"
 run kea-timers --from kea-csv "$WORK/kea-timers.csv" --config "$WORK/kea-timers.yaml"
 [[ $RC == 0 ]] || fail "fixed T1/T2: exit $RC"
