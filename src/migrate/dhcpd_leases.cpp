@@ -2,41 +2,58 @@
 // address being its current state. Inside: `ends W YYYY/MM/DD HH:MM:SS;` (UTC), or `ends
 // epoch N;` (db-time-format local), or `ends never;`; `binding state active;`; `hardware
 // ethernet MAC;`; `uid "..."` (octal escapes) or `uid 01:02:...;`; `client-hostname "...";`.
-// Other statements and blocks (host, failover peer, server-duid, on commit {...}) are skipped.
-#include <charconv>
-#include <ctime>
+// Other statements of a lease block are skipped; so are the other top-level statements dhcpd
+// writes (host, group, class, failover, server-duid, ...).
+//
+// Tokens are collected one top-level statement at a time. dhcpd writes every top-level
+// statement at the start of a line, and a lease block's statements one to a line, so a line
+// starting `lease ADDRESS {` begins a new statement whatever came before: a stray line or a
+// block cut short by a crash is a failure with its line, and the reading resynchronises there
+// (dhcpd itself logs "Corrupt lease file" and reads on). A word dhcpd never writes at the top
+// level is a failure.
+#include <array>
 
-#include "landlord/migrate/lease_file.hpp"
+#include "foreign_time.hpp"
+#include "format_reader.hpp"
 
 namespace landlord::migrate {
 namespace {
 
 struct Token {
-  enum class Kind : std::uint8_t { Word, String, Open, Close, End } kind;
+  enum class Kind : std::uint8_t { Word, String, Unterminated, Open, Close, End } kind;
   std::string text;
   int line;
 };
 
-std::vector<Token> tokenize(std::string_view text) {
+constexpr std::array<std::string_view, 8> kSkippedBlocks = {
+    "host", "group", "class", "subclass", "failover", "ia-na", "ia-ta", "ia-pd"};
+constexpr std::array<std::string_view, 2> kSkippedStatements = {"server-duid", "authoring-byte-order"};
+
+template <std::size_t N>
+bool one_of(const std::array<std::string_view, N>& names, std::string_view word) {
+  for (const std::string_view name : names) {
+    if (name == word) return true;
+  }
+  return false;
+}
+
+// The tokens of one line. A string ends on its line: dhcpd writes a newline in one as \012.
+std::vector<Token> tokenize(int number, std::string_view text) {
   std::vector<Token> tokens;
-  int line = 1;
   std::size_t i = 0;
   while (i < text.size()) {
     const char c = text[i];
-    if (c == '\n') ++line;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+    if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
     } else if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
+      break;
     } else if (c == '{' || c == '}' || c == ';') {
       tokens.push_back({c == '{' ? Token::Kind::Open : c == '}' ? Token::Kind::Close : Token::Kind::End,
-                        std::string{c}, line});
+                        std::string{c}, number});
       ++i;
     } else if (c == '"') {
       std::string value;
-      const int start = line;
       for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\n') ++line;
         if (text[i] != '\\' || i + 1 >= text.size()) {
           value += text[i];
           continue;
@@ -56,115 +73,145 @@ std::vector<Token> tokenize(std::string_view text) {
           value += text[++i];
         }
       }
+      const bool closed = i < text.size();
       ++i;  // the closing quote
-      tokens.push_back({Token::Kind::String, std::move(value), start});
+      tokens.push_back({closed ? Token::Kind::String : Token::Kind::Unterminated, std::move(value), number});
     } else {
       const std::size_t start = i;
-      while (i < text.size() && std::string_view{" \t\r\n{};\"#"}.find(text[i]) == std::string_view::npos) ++i;
-      tokens.push_back({Token::Kind::Word, std::string{text.substr(start, i - start)}, line});
+      while (i < text.size() && std::string_view{" \t\r{};\"#"}.find(text[i]) == std::string_view::npos) ++i;
+      tokens.push_back({Token::Kind::Word, std::string{text.substr(start, i - start)}, number});
     }
   }
   return tokens;
 }
 
-std::optional<TimePoint> parse_utc(const std::string& date, const std::string& time) {
-  std::tm parts{};
-  if (std::sscanf(date.c_str(), "%d/%d/%d", &parts.tm_year, &parts.tm_mon, &parts.tm_mday) != 3 ||
-      std::sscanf(time.c_str(), "%d:%d:%d", &parts.tm_hour, &parts.tm_min, &parts.tm_sec) != 3) {
-    return std::nullopt;
-  }
-  parts.tm_year -= 1900;
-  parts.tm_mon -= 1;
-  return time_from_unix_ms(static_cast<std::int64_t>(::timegm(&parts)) * 1000);
+bool starts_lease_block(const std::vector<Token>& tokens) {
+  return tokens.size() >= 3 && tokens[0].kind == Token::Kind::Word && tokens[0].text == "lease" &&
+         tokens[1].kind == Token::Kind::Word && tokens[2].kind == Token::Kind::Open;
 }
 
-class Reader {
+class DhcpdReader final : public FormatReader {
  public:
-  explicit Reader(std::string_view text) : tokens_(tokenize(text)) {}
+  using FormatReader::FormatReader;
 
-  LeaseFile read() {
-    file_.journal = true;
-    while (position_ < tokens_.size()) {
-      const Token& token = tokens_[position_];
-      if (token.kind == Token::Kind::Word && token.text == "lease" && position_ + 2 < tokens_.size() &&
-          tokens_[position_ + 2].kind == Token::Kind::Open) {
-        read_lease();
-      } else {
-        if (token.kind == Token::Kind::Word && (token.text == "host" || token.text == "failover")) {
-          ++file_.ignored;
-        }
-        skip_statement();
-      }
+  void line(int number, std::string_view text) override {
+    std::vector<Token> tokens = tokenize(number, text);
+    if (tokens.empty()) return;
+    if (starts_lease_block(tokens)) {
+      if (!statement_.empty()) cut_short(number);
+      resync_ = false;
     }
-    return std::move(file_);
+    if (resync_) return;
+    if (statement_.empty()) first_text_ = shown(text, kMaxShownBytes);
+    for (Token& token : tokens) {
+      bytes_ += token.text.size() + 1;
+      const Token::Kind kind = token.kind;
+      statement_.push_back(std::move(token));
+      if (kind == Token::Kind::Open) ++depth_;
+      const bool closes = kind == Token::Kind::Close && --depth_ <= 0;
+      if (closes || (kind == Token::Kind::End && depth_ == 0)) complete();
+    }
+    if (bytes_ > kMaxStatementBytes) {
+      fail(statement_.front().line, first_text_,
+           "statement longer than " + std::to_string(kMaxStatementBytes) + " bytes");
+      drop();
+    }
+  }
+
+  void overlong(int number) override {
+    FormatReader::overlong(number);
+    drop();  // what it belonged to is incomplete
+  }
+
+  void end() override {
+    if (!statement_.empty()) cut_short(0);
   }
 
  private:
-  // To the end of a statement: its ';', or the end of the block it opens.
-  void skip_statement() {
-    while (position_ < tokens_.size()) {
-      const Token& token = tokens_[position_++];
-      if (token.kind == Token::Kind::End || token.kind == Token::Kind::Close) return;
-      if (token.kind == Token::Kind::Open) {
-        skip_block();
-        return;
-      }
-    }
+  // The statement is incomplete: lost, and nothing more is read until the next lease block.
+  void drop() {
+    statement_.clear();
+    depth_ = 0;
+    bytes_ = 0;
+    resync_ = true;
   }
-  void skip_block() {  // after its '{'
-    int depth = 1;
-    while (position_ < tokens_.size() && depth > 0) {
-      const Token& token = tokens_[position_++];
-      if (token.kind == Token::Kind::Open) ++depth;
-      if (token.kind == Token::Kind::Close) --depth;
+
+  // The statement under way is cut off by a new lease block on line `next` (0: the file's end).
+  void cut_short(int next) {
+    const Token& first = statement_.front();
+    const std::string where = next == 0 ? "the end of the file" : "line " + std::to_string(next);
+    if (starts_lease_block(statement_)) {
+      fail(first.line, first_text_, "the block of lease " + quoted(statement_[1].text) +
+                                        " is not closed before " + where);
+    } else {
+      fail(first.line, first_text_, "not a dhcpd.leases statement: " + quoted(first.text) +
+                                        " (nothing that dhcpd writes, up to " + where + ")");
+    }
+    drop();
+    resync_ = false;
+  }
+
+  void complete() {
+    std::vector<Token> statement = std::move(statement_);
+    statement_.clear();
+    depth_ = 0;
+    bytes_ = 0;
+    const Token& first = statement.front();
+    if (first.kind == Token::Kind::Close) {
+      fail(first.line, first_text_, "a '}' with no block open");
+    } else if (starts_lease_block(statement)) {
+      read_lease(statement);
+    } else if (first.kind == Token::Kind::Word && one_of(kSkippedBlocks, first.text)) {
+      out_.ignored();
+    } else if (first.kind != Token::Kind::End &&
+               !(first.kind == Token::Kind::Word && one_of(kSkippedStatements, first.text))) {
+      fail(first.line, first_text_, "not a dhcpd.leases statement: " + quoted(first.text));
     }
   }
 
-  void read_lease() {
-    const int line = tokens_[position_].line;
-    const std::string address_text = tokens_[position_ + 1].text;
-    position_ += 3;
+  void read_lease(const std::vector<Token>& tokens) {
     ForeignLease lease;
-    lease.line = line;
-    lease.text = "lease " + address_text + " {";
+    lease.line = tokens[0].line;
+    lease.text = first_text_;
     lease.state = "active";  // files older than "binding state" have only active leases
     std::string problem;
-    const auto address = Ipv4::parse(address_text);
-    if (!address) problem = "bad address '" + address_text + "'";
+    const auto address = Ipv4::parse(tokens[1].text);
+    if (!address) problem = "bad address " + quoted(tokens[1].text);
     if (address) lease.address = *address;
-    bool closed = false;
-    while (position_ < tokens_.size()) {
-      if (tokens_[position_].kind == Token::Kind::Close) {
-        ++position_;
-        closed = true;
-        break;
-      }
+    // Statements between the block's '{' (tokens[2]) and its '}' (the last token); nested
+    // blocks (on commit { ... }) are skipped.
+    std::size_t i = 3;
+    const std::size_t close = tokens.size() - 1;
+    while (i < close && problem.empty()) {
       std::vector<const Token*> statement;
-      while (position_ < tokens_.size()) {
-        const Token& token = tokens_[position_];
-        if (token.kind == Token::Kind::Close) break;
-        ++position_;
+      while (i < close) {
+        const Token& token = tokens[i++];
         if (token.kind == Token::Kind::End) break;
         if (token.kind == Token::Kind::Open) {
-          skip_block();
+          for (int depth = 1; i < close && depth > 0; ++i) {
+            depth += tokens[i].kind == Token::Kind::Open ? 1 : tokens[i].kind == Token::Kind::Close ? -1 : 0;
+          }
           break;
         }
         statement.push_back(&token);
       }
-      if (problem.empty()) problem = apply(statement, lease);
+      if (!statement.empty() && statement.front()->line != statement.back()->line) {
+        problem = "no ';' at the end of line " + std::to_string(statement.front()->line);
+      } else {
+        problem = apply(statement, lease);
+      }
     }
-    if (!closed) problem = "the block is not closed";
-    if (!problem.empty()) {
-      file_.failures.push_back({line, lease.text, problem});
-      return;
-    }
+    if (!problem.empty()) return fail(lease.line, lease.text, problem);
     lease.active = lease.state == "active";
-    file_.leases.push_back(std::move(lease));
+    out_.lease(std::move(lease));
   }
 
   // One statement of a lease block; a problem, or "".
   static std::string apply(const std::vector<const Token*>& words, ForeignLease& lease) {
     if (words.empty()) return {};
+    for (const Token* token : words) {
+      if (token->kind == Token::Kind::Unterminated) return "a string is not closed on line " + std::to_string(token->line);
+    }
     const auto word = [&](std::size_t i) -> const std::string& {
       static const std::string none;
       return i < words.size() ? words[i]->text : none;
@@ -174,25 +221,23 @@ class Reader {
       if (word(1) == "never") {
         lease.expires.reset();
       } else if (word(1) == "epoch") {
-        std::int64_t seconds = 0;
-        const std::string& text = word(2);
-        if (std::from_chars(text.data(), text.data() + text.size(), seconds).ptr != text.data() + text.size()) {
-          return "bad 'ends epoch " + text + "'";
-        }
-        lease.expires = time_from_unix_ms(seconds * 1000);
-      } else if (auto time = parse_utc(word(2), word(3))) {
+        const auto seconds = parse_integer(word(2));
+        lease.expires = seconds ? time_from_unix_seconds(*seconds) : std::nullopt;
+        if (!lease.expires) return "bad 'ends epoch " + shown(word(2)) + "' (Unix seconds, 1970 to 9999)";
+      } else if (auto time = time_from_utc(word(2), word(3))) {
         lease.expires = time;
       } else {
-        return "bad 'ends " + word(1) + " " + word(2) + " " + word(3) + "'";
+        return "bad 'ends " + shown(word(1)) + " " + shown(word(2)) + " " + shown(word(3)) +
+               "' (W YYYY/MM/DD HH:MM:SS, 1970 to 9999)";
       }
     } else if (name == "binding" && word(1) == "state") {
       lease.state = word(2);
     } else if (name == "abandoned") {
       lease.state = "abandoned";
     } else if (name == "hardware") {
-      if (word(1) != "ethernet") return "hardware type '" + word(1) + "' is not supported (ethernet only)";
+      if (word(1) != "ethernet") return "hardware type " + quoted(word(1)) + " is not supported (ethernet only)";
       const auto hardware = HardwareAddress::parse(word(2));
-      if (!hardware) return "bad hardware address '" + word(2) + "'";
+      if (!hardware) return "bad hardware address " + quoted(word(2));
       lease.hardware = *hardware;
     } else if (name == "uid" && words.size() > 1) {
       if (words[1]->kind == Token::Kind::String) {
@@ -202,7 +247,7 @@ class Reader {
       } else if (auto id = ClientId::parse(word(1))) {
         lease.client_id = *id;
       } else {
-        return "bad uid '" + word(1) + "'";
+        return "bad uid " + quoted(word(1));
       }
     } else if (name == "client-hostname" && words.size() > 1) {
       lease.hostname = word(1);
@@ -210,13 +255,15 @@ class Reader {
     return {};
   }
 
-  std::vector<Token> tokens_;
-  std::size_t position_ = 0;
-  LeaseFile file_;
+  std::vector<Token> statement_;  // the top-level statement being read
+  std::string first_text_;        // its first line, for a report
+  int depth_ = 0;
+  std::size_t bytes_ = 0;
+  bool resync_ = false;  // after a lost statement: nothing is read until a line starts a lease block
 };
 
 }  // namespace
 
-LeaseFile read_dhcpd_leases(std::string_view text) { return Reader{text}.read(); }
+std::unique_ptr<FormatReader> dhcpd_reader(LeaseVisitor& out) { return std::make_unique<DhcpdReader>(out); }
 
 }  // namespace landlord::migrate

@@ -1,5 +1,10 @@
 #pragma once
-// Line and field helpers shared by the lease file readers.
+// Field helpers shared by the lease file readers, and the one way a foreign file's bytes are
+// shown in a report: escaped and cut short, so a binary file cannot flood or drive a terminal.
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,17 +41,35 @@ inline std::vector<std::string_view> words(std::string_view text) {
   return result;
 }
 
-// visit(line_number, line) for each line, numbered from 1.
-template <typename Visit>
-void for_each_line(std::string_view text, Visit&& visit) {
-  int number = 0;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    visit(++number, text.substr(start, end - start));
-    start = end + 1;
-  }
+// A whole decimal integer (an optional '-', digits, nothing else), or nullopt (also on overflow).
+inline std::optional<std::int64_t> parse_integer(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
 }
+
+// `text` for a report: printable ASCII as is, other bytes as \xNN, at most `longest`
+// characters of that ("..." marks the cut).
+inline std::string shown(std::string_view text, std::size_t longest = 60) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool plain = byte >= 0x20 && byte < 0x7f;
+    if (out.size() + (plain ? 1 : 4) > longest) return out + "...";
+    if (plain) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kDigits[byte >> 4];
+      out += kDigits[byte & 0xf];
+    }
+  }
+  return out;
+}
+
+// 'text', shown.
+inline std::string quoted(std::string_view text) { return "'" + shown(text, 40) + "'"; }
 
 }  // namespace landlord::migrate

@@ -29,6 +29,8 @@ void add_import(CLI::App& app, landlord::tool::ImportCommand& command) {
   import->add_option("-c,--config", command.config_path, "landlord's YAML configuration")->required();
   import->add_option("--store-path", command.store_path, "lease store file (overrides store.path)");
   import->add_flag("--dry-run", command.dry_run, "report what would be imported; write nothing");
+  import->add_flag("--skip-unreadable", command.skip_unreadable,
+                   "import the leases that were read even though some lines were not understood");
 }
 
 void add_export(CLI::App& app, landlord::tool::ExportCommand& command) {

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "landlord/config/loader.hpp"
 #include "landlord/engine/engine.hpp"
@@ -25,7 +24,8 @@
 namespace landlord::tool {
 namespace {
 
-constexpr std::size_t kExamplesShown = 5;
+constexpr std::size_t kExamplesShown = 5;   // per reason, on stdout
+constexpr std::size_t kProblemsShown = 20;  // lines not used, on stderr
 
 TimePoint wall_clock_now() {
   return time_from_unix_ms(std::chrono::duration_cast<Duration>(
@@ -73,14 +73,26 @@ int run_import(const ImportCommand& command) {
     std::cerr << "landlord import: store.type is memory: imported leases would be lost; use sqlite\n";
     return 1;
   }
+  // Opened before privileges are dropped (the file may be readable by root only), read as a
+  // stream: memory follows the longest line and the configured pools, not the file.
   std::ifstream input{command.lease_file, std::ios::binary};
   if (!input) {
     std::cerr << "landlord import: cannot open " << command.lease_file << ": " << std::strerror(errno) << '\n';
     return 1;
   }
-  std::stringstream contents;
-  contents << input.rdbuf();
-  const migrate::LeaseFile file = migrate::read_lease_file(*format, contents.str());
+  const TimePoint now = wall_clock_now();
+  migrate::ImportPlanner planner{*config, migrate::is_journal(*format), now};
+  migrate::read_lease_stream(*format, input, planner);
+  if (input.bad()) {
+    std::cerr << "landlord import: cannot read " << command.lease_file << ": " << std::strerror(errno) << '\n';
+    return 1;
+  }
+  if (planner.leases_read() == 0 && planner.failures() > 0) {
+    std::cerr << migrate::problems(planner.failure_list(), command.lease_file, kProblemsShown)
+              << "landlord import: nothing written: " << command.lease_file << " is not a "
+              << migrate::to_string(*format) << " lease file (no line of it reads as a lease)\n";
+    return 1;
+  }
 
   if (!command.dry_run && port_in_use(config->server.listen)) {
     std::cerr << "landlord import: port " << config->server.listen.port
@@ -105,14 +117,24 @@ int run_import(const ImportCommand& command) {
     std::cerr << "landlord import: cannot read the lease store: " << restored.error().message << '\n';
     return 1;
   }
-  const TimePoint now = wall_clock_now();
-  const migrate::ImportPlan plan = migrate::plan_import(file, *config, engine, now);
+  const migrate::ImportPlan plan = std::move(planner).finish(engine);
   std::cout << command.lease_file << " (" << migrate::to_string(*format) << ")\n"
-            << migrate::describe(plan, kExamplesShown);
-  if (!plan.failures.empty()) {
-    std::cerr << "landlord import: nothing written: " << plan.failures.size()
-              << " lines were not understood (listed above)\n";
+            << migrate::describe(plan, kExamplesShown) << std::flush;
+  std::cerr << migrate::problems(plan, command.lease_file, kProblemsShown);
+  if (plan.failures.count > 0 && !command.skip_unreadable) {
+    std::cerr << "landlord import: nothing written: " << plan.failures.count
+              << " lines not understood (listed above); correct them, or pass --skip-unreadable to import "
+              << plan.records.size() << " leases without them\n";
     return 1;
+  }
+  if (plan.records.empty() && plan.live > 0) {
+    std::cerr << "landlord import: nothing written: none of the " << plan.live
+              << " live leases in the file can be imported (listed above)\n";
+    return 1;
+  }
+  if (plan.records.empty()) {
+    std::cout << "nothing to import: the file holds no live lease\n";
+    return 0;
   }
   if (command.dry_run) {
     std::cout << "dry run: nothing written to " << config->store.path << '\n';

@@ -12,6 +12,7 @@ struct ImportCommand {
   std::string config_path;
   std::optional<std::string> store_path;  // overrides store.path
   bool dry_run = false;
+  bool skip_unreadable = false;           // import what was read despite lines not understood
 };
 
 struct ExportCommand {

@@ -82,15 +82,15 @@ TEST(ImportPlan, EverythingLeftOutIsCountedByReason) {
   EXPECT_EQ(plan.records[1].address.to_string(), "198.18.0.105");
   EXPECT_EQ(plan.records[1].expires_at(), now + 700s);
   EXPECT_EQ(plan.superseded, 1U);
-  ASSERT_EQ(plan.expired.entries.size(), 1U);
-  EXPECT_EQ(plan.expired.entries[0].line, 2);
-  EXPECT_EQ(plan.inactive.entries.size(), 1U);
-  ASSERT_EQ(plan.outside.entries.size(), 1U);
-  EXPECT_EQ(plan.outside.entries[0].line, 4);
-  ASSERT_EQ(plan.duplicates.entries.size(), 1U);
-  EXPECT_EQ(plan.duplicates.entries[0].line, 5);
-  ASSERT_EQ(plan.refused.entries.size(), 1U);
-  EXPECT_NE(plan.refused.entries[0].reason.find("reserved for another client"), std::string::npos);
+  ASSERT_EQ(plan.expired.count, 1U);
+  EXPECT_EQ(plan.expired.examples[0].line, 2);
+  EXPECT_EQ(plan.inactive.count, 1U);
+  ASSERT_EQ(plan.outside.count, 1U);
+  EXPECT_EQ(plan.outside.examples[0].line, 4);
+  ASSERT_EQ(plan.duplicates.count, 1U);
+  EXPECT_EQ(plan.duplicates.examples[0].line, 5);
+  ASSERT_EQ(plan.refused.count, 1U);
+  EXPECT_NE(plan.refused.examples[0].reason.find("reserved for another client"), std::string::npos);
   const std::string report = describe(plan, 5);
   EXPECT_NE(report.find("leases to import: 2"), std::string::npos) << report;
   EXPECT_NE(report.find("expired: 1\n  line 2: 198.18.0.101"), std::string::npos) << report;
@@ -104,8 +104,8 @@ TEST(ImportPlan, AnAddressTwiceInAFlatFileIsADuplicate) {
   Planned planned{file};
   ASSERT_EQ(planned.plan.records.size(), 1U);
   EXPECT_EQ(planned.plan.records[0].hostname, "b");
-  ASSERT_EQ(planned.plan.duplicates.entries.size(), 1U);
-  EXPECT_EQ(planned.plan.duplicates.entries[0].line, 1);
+  ASSERT_EQ(planned.plan.duplicates.count, 1U);
+  EXPECT_EQ(planned.plan.duplicates.examples[0].line, 1);
 }
 
 TEST(ImportPlan, AStoredLeaseOfAnotherClientIsNotOverwritten) {
@@ -116,8 +116,8 @@ TEST(ImportPlan, AStoredLeaseOfAnotherClientIsNotOverwritten) {
       read_dnsmasq_leases(std::to_string(kNow + 600) + " 02:00:00:00:00:02 198.18.0.100 b *\n"),
       first.config, first.engine, now);
   EXPECT_TRUE(second.records.empty());
-  ASSERT_EQ(second.refused.entries.size(), 1U);
-  EXPECT_NE(second.refused.entries[0].reason.find("held by another client"), std::string::npos);
+  ASSERT_EQ(second.refused.count, 1U);
+  EXPECT_NE(second.refused.examples[0].reason.find("held by another client"), std::string::npos);
 }
 
 TEST(KeaExport, ReadsBackAsTheSameLeases) {
