@@ -74,17 +74,9 @@ std::vector<std::uint8_t> hmac(const TsigKey& key, std::span<const std::uint8_t>
   return mac;
 }
 
-struct TsigFields {
-  Name algorithm;
-  std::int64_t time_signed_s = 0;
-  std::uint16_t fudge_s = 0;
-  std::vector<std::uint8_t> mac;
-  std::uint16_t original_id = 0;
-  std::uint16_t error = 0;
-  std::vector<std::uint8_t> other;
-};
+}  // namespace
 
-std::optional<TsigFields> read_fields(std::span<const std::uint8_t> rdata) {
+std::optional<TsigFields> parse_tsig_rdata(std::span<const std::uint8_t> rdata) {
   TsigFields fields;
   std::size_t at = 0;
   auto algorithm = read_name(rdata, at);
@@ -106,8 +98,6 @@ std::optional<TsigFields> read_fields(std::span<const std::uint8_t> rdata) {
   fields.other.assign(rdata.begin() + static_cast<long>(at), rdata.end());
   return fields;
 }
-
-}  // namespace
 
 std::optional<TsigAlgorithm> tsig_algorithm_from_text(std::string_view text) {
   if (!text.empty() && text.back() == '.') text.remove_suffix(1);
@@ -182,7 +172,7 @@ TsigResult tsig_verify(std::span<const std::uint8_t> bytes, const Response& resp
                        std::int64_t now_s) {
   if (!response.tsig) return TsigResult::kUnsigned;
   LANDLORD_ASSERT(response.tsig_offset >= 12 && response.tsig_offset <= bytes.size());
-  const auto fields = read_fields(response.tsig->rdata);
+  const auto fields = parse_tsig_rdata(response.tsig->rdata);
   if (!fields) return TsigResult::kMalformed;
   if (!(response.tsig->name == key.name) || !(fields->algorithm == tsig_algorithm_name(key.algorithm))) {
     return TsigResult::kWrongKey;

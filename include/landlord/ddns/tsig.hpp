@@ -44,6 +44,18 @@ SignedMessage tsig_sign(std::vector<std::uint8_t> message, const TsigKey& key,
                         std::optional<std::span<const std::uint8_t>> request_mac = std::nullopt,
                         std::uint16_t error = 0);
 
+// The RDATA of a TSIG record (RFC 8945 §4.2).
+struct TsigFields {
+  Name algorithm;
+  std::int64_t time_signed_s = 0;
+  std::uint16_t fudge_s = 0;
+  std::vector<std::uint8_t> mac;
+  std::uint16_t original_id = 0;
+  std::uint16_t error = 0;
+  std::vector<std::uint8_t> other;
+};
+std::optional<TsigFields> parse_tsig_rdata(std::span<const std::uint8_t> rdata);
+
 enum class TsigResult {
   kOk,
   kUnsigned,        // no TSIG on a response to a signed request
