@@ -135,6 +135,7 @@ bool Updater::enqueue(Operation operation, const Binding& binding, TimePoint now
     transaction.dhcid = dhcid_rdata(binding.identifier, binding.fqdn);
   }
   transaction.ttl_s = ttl_for_lease(settings_.ttl, binding.lease_time);
+  transaction.transport = settings_.always_tcp ? Transport::kTcp : Transport::kUdp;
   transaction.step = detail::first_step(operation, forward, reverse);
   transaction.binding.forward = forward;
   transaction.binding.reverse = reverse;
@@ -293,7 +294,7 @@ void Updater::answer(Transaction& transaction, const Response& response, TimePoi
 void Updater::advance(Transaction& transaction, Step next, TimePoint now) {
   transaction.step = next;
   transaction.attempts = 0;
-  transaction.transport = Transport::kUdp;
+  transaction.transport = settings_.always_tcp ? Transport::kTcp : Transport::kUdp;
   transaction.loss_cause = Cause::kTimeout;
   transaction.loss_detail.clear();
   if (next == Step::kDone) {

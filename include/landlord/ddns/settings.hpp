@@ -56,6 +56,7 @@ struct Settings {
   bool override_client_update = false;
   bool override_no_update = false;
 
+  bool always_tcp = false;  // every message over TCP (else UDP, TCP only after a truncation)
   Duration exchange_timeout = std::chrono::seconds(2);  // an unanswered message is lost
   Duration first_retry = std::chrono::seconds(1);       // doubled per attempt...
   Duration max_retry = std::chrono::seconds(60);        // ...up to this
