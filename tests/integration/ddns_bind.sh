@@ -74,7 +74,7 @@ if [[ $(id -u) -eq 0 ]] && id bind >/dev/null 2>&1; then
   chown -R bind "$dir"
   user_args=(-u bind)
 fi
-"$named" -f -c "$dir/named.conf" "${user_args[@]}" > "$dir/named.log" 2>&1 &
+"$named" -g -c "$dir/named.conf" "${user_args[@]}" > "$dir/named.log" 2>&1 &
 named_pid=$!
 
 ask() { dig @127.0.0.1 -p "$port" +time=2 +tries=1 +short "$@"; }
