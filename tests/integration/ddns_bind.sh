@@ -78,12 +78,16 @@ fi
 named_pid=$!
 
 ask() { dig @127.0.0.1 -p "$port" +time=2 +tries=1 +short "$@"; }
+# Ready when both zones answer with their SOA (before that dig may print its own errors, or
+# named answer SERVFAIL while it loads).
+ready() { [[ "$(ask SOA lab.test 2>/dev/null)" == "ns.lab.test. "* ]] &&
+          [[ "$(ask SOA 18.198.in-addr.arpa 2>/dev/null)" == "ns.lab.test. "* ]]; }
 for _ in $(seq 100); do
-  [[ -n "$(ask SOA lab.test 2>/dev/null)" ]] && break
+  ready && break
   kill -0 "$named_pid" 2>/dev/null || break
   sleep 0.1
 done
-if [[ -z "$(ask SOA lab.test 2>/dev/null)" ]]; then
+if ! ready; then
   echo "FAIL: named did not answer on 127.0.0.1:$port"; cat "$dir/named.log"; exit 1
 fi
 
