@@ -40,20 +40,27 @@ bool checks(ConflictMode mode) {
   return mode == ConflictMode::kCheckWithDhcid || mode == ConflictMode::kCheckExistsWithDhcid;
 }
 
+// The first step of either side: `type` and our DHCID at `name`. The check modes ask for a
+// name nobody uses (the common case: one round trip); the others clear what is there.
+void claim(const Name& name, std::uint16_t type, const std::vector<std::uint8_t>& rdata, const StepContext& c,
+           UpdateMessage& m) {
+  const bool dhcid = uses_dhcid(c.mode);
+  if (checks(c.mode)) {
+    m.prerequisites.push_back(prerequisite::name_not_in_use(name));
+  } else {
+    m.updates.push_back(update::delete_rrset(name, type));
+    if (dhcid) m.updates.push_back(update::delete_rrset(name, rr_type::kDhcid));
+  }
+  m.updates.push_back(update::add(name, type, c.ttl_s, rdata));
+  if (dhcid) m.updates.push_back(update::add(name, rr_type::kDhcid, c.ttl_s, c.dhcid));
+}
+
 void forward_steps(Step step, const StepContext& c, UpdateMessage& m) {
   const Name& name = c.binding.fqdn;
   const auto a = a_rdata(c.binding.address);
-  const bool dhcid = uses_dhcid(c.mode);
   switch (step) {
     case Step::kAddForward:
-      if (checks(c.mode)) {
-        m.prerequisites.push_back(prerequisite::name_not_in_use(name));
-      } else {
-        m.updates.push_back(update::delete_rrset(name, rr_type::kA));
-        if (dhcid) m.updates.push_back(update::delete_rrset(name, rr_type::kDhcid));
-      }
-      m.updates.push_back(update::add(name, rr_type::kA, c.ttl_s, a));
-      if (dhcid) m.updates.push_back(update::add(name, rr_type::kDhcid, c.ttl_s, c.dhcid));
+      claim(name, rr_type::kA, a, c, m);
       return;
     case Step::kReplaceForward:
       if (c.mode == ConflictMode::kCheckWithDhcid) {
@@ -95,14 +102,7 @@ void reverse_steps(Step step, const StepContext& c, UpdateMessage& m) {
   const bool dhcid = uses_dhcid(c.mode);
   switch (step) {
     case Step::kAddReverse:
-      if (checks(c.mode)) {
-        m.prerequisites.push_back(prerequisite::name_not_in_use(name));
-      } else {
-        m.updates.push_back(update::delete_rrset(name, rr_type::kPtr));
-        if (dhcid) m.updates.push_back(update::delete_rrset(name, rr_type::kDhcid));
-      }
-      m.updates.push_back(update::add(name, rr_type::kPtr, c.ttl_s, ptr));
-      if (dhcid) m.updates.push_back(update::add(name, rr_type::kDhcid, c.ttl_s, c.dhcid));
+      claim(name, rr_type::kPtr, ptr, c, m);
       return;
     case Step::kReplaceReverse:
       // The address is this client's now: a PTR left by another DHCP client (it carries a
