@@ -22,9 +22,14 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 
 Expected<ClientTarget, std::string> ClientTarget::from_url(std::string_view url) {
+  // "http://" may be left out (ADDRESS:PORT is what people type); any other scheme is refused.
   constexpr std::string_view kScheme = "http://";
-  if (url.substr(0, kScheme.size()) != kScheme) return unexpected(std::string{"URL must start with http://"});
-  std::string_view rest = url.substr(kScheme.size());
+  std::string_view rest = url;
+  if (rest.substr(0, kScheme.size()) == kScheme) {
+    rest.remove_prefix(kScheme.size());
+  } else if (rest.find("://") != std::string_view::npos) {
+    return unexpected(std::string{"URL must be http://ADDRESS:PORT (or ADDRESS:PORT)"});
+  }
   rest = rest.substr(0, rest.find('/'));
   ClientTarget target;
   std::string_view host = rest;

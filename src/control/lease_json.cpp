@@ -41,7 +41,6 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
   nlohmann::json json{
       {"ip-address", lease.address.to_string()},
       {"hw-address", lease.hardware.to_string()},
-      {"client-id", lease.client_id.to_string()},
       {"hostname", lease.hostname},
       {"subnet-id", lease.subnet_id},
       {"valid-lft", to_seconds(lease.lease_time)},
@@ -57,6 +56,8 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
       {"fencing-token", lease.fencing_token},
       {"classes", class_list(lease.classes)},
   };
+  // Left out when the client sent none, as Kea does (not "").
+  if (!lease.client_id.empty()) json["client-id"] = lease.client_id.to_string();
   if (lease.state == lease::LeaseState::Bound) json["phase"] = phase_name(lease.phase(now));
   return json;
 }

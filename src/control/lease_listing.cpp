@@ -123,9 +123,13 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
     append_json_string(out, classes.substr(0, comma));
     classes = comma == std::string_view::npos ? std::string_view{} : classes.substr(comma + 1);
   }
-  out += R"(],"client-id":")";
-  append_colon_hex(out, std::span(reinterpret_cast<const std::uint8_t*>(client_id.data()), client_id.size()));
-  out += R"(","cltt":)";
+  out += "]";
+  if (!client_id.empty()) {  // left out when the client sent none, as Kea does
+    out += R"(,"client-id":")";
+    append_colon_hex(out, std::span(reinterpret_cast<const std::uint8_t*>(client_id.data()), client_id.size()));
+    out += '"';
+  }
+  out += R"(,"cltt":)";
   append_number(out, unix_seconds(lease.granted_at));
   out += R"(,"expire":)";
   append_number(out, unix_seconds(lease.granted_at + lease.lease_time));

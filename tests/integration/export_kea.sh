@@ -82,7 +82,7 @@ kea_rows() {
 landlord_rows() {  # the bound, unexpired leases as landlord listed them
   jq -r --argjson now "$(date +%s)" '.arguments.leases[]
          | select(."lease-state" == "bound") | select(.expire > $now)
-         | [."ip-address", ."hw-address", (if ."client-id" == "" then "-" else ."client-id" end),
+         | [."ip-address", ."hw-address", (."client-id" // "-"),
             (if .hostname == "" then "-" else .hostname end), 0, .expire] | @tsv' \
     "$WORK/landlord-leases.json" | sort
 }

@@ -1,5 +1,6 @@
 // landlordctl: the operator's command line for a running landlord, over its control API.
-// Human tables by default, --json for scripts; any error is one line on stderr and exit 1.
+// Human tables by default, --json for scripts; any error is one line on stderr and exit 1, a
+// usage error exit 2 (CLI11's own codes, 105/106/..., are not what scripts expect).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -149,11 +150,14 @@ int main(int argc, char** argv) {
   CLI::App app{"landlordctl: talk to a running landlord through its control API"};
   app.set_version_flag("--version", landlord::version_line("landlordctl"));
   app.require_subcommand(1);
+  // The global options (--json, --socket, --url, --token-file) also work after the subcommand,
+  // where people type them: `landlordctl leases --json`.
+  app.fallthrough();
   std::string socket_path = "/run/landlord/control.sock";
   std::string url, token_file;
   bool json = false;
   auto* socket_option = app.add_option("--socket", socket_path, "the daemon's control socket")->capture_default_str();
-  app.add_option("--url", url, "http://ADDRESS:PORT of the TCP listener instead")->excludes(socket_option);
+  app.add_option("--url", url, "[http://]ADDRESS:PORT of the TCP listener instead")->excludes(socket_option);
   app.add_option("--token-file", token_file, "file with the bearer token (TCP)");
   app.add_flag("--json", json, "print the server's JSON instead of tables");
 
@@ -186,7 +190,14 @@ int main(int argc, char** argv) {
   auto* top_command = app.add_subcommand("top", "a live view: message and lease rates, latency, every pool's use");
   top_command->add_option("--interval", interval_s, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.1, 3600.0));
   top_command->add_option("--iterations", iterations, "stop after this many refreshes (default: until interrupted)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);  // prints the reason and the usage
+    return 2;
+  }
 
   try {
     ClientTarget target;

@@ -86,6 +86,10 @@ TEST(LeaseListing, WritesEveryLeaseAsLeaseToJsonDoes) {
   EXPECT_NE(written(leases[0], kNow).find(R"("phase":"past-t1")"), std::string::npos);
   EXPECT_NE(written(leases[2], kNow).find(R"("phase":"past-t2")"), std::string::npos);
   EXPECT_NE(written(leases[3], kNow).find("bad\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  // A client without option 61 has no "client-id" key at all, as in Kea's answers (not "").
+  EXPECT_NE(written(leases[0], kNow).find(R"("client-id":"01:02:00:00:ab:cd:10")"), std::string::npos);
+  EXPECT_EQ(written(nobody, kNow).find("client-id"), std::string::npos);
+  EXPECT_FALSE(lease_to_json(nobody, kNow).contains("client-id"));
 }
 
 TEST(LeaseListing, OrdersByAddressKeepingTheCopyReadLast) {
