@@ -54,11 +54,19 @@ done
 compgen -G "$WORK/background-fds.*" >/dev/null || fail "the hook did not run: $(tail -3 "$SERVER_LOG")"
 sleep 0.5  # the event streams' connections are accepted by now
 
-# Every descriptor of the daemon: the flags field of fdinfo is octal; O_CLOEXEC is 02000000.
+# Every descriptor the daemon opened: the flags field of fdinfo is octal; O_CLOEXEC is 02000000.
+# Not its standard streams, nor what it inherited from this shell (a test runner's descriptors:
+# the numbers this shell holds open without close-on-exec are taken in the daemon by them).
+inherited=" 0 1 2 "
+for info in /proc/$$/fdinfo/*; do
+  flags=$(awk '$1 == "flags:" { print $2 }' "$info" 2>/dev/null) || continue
+  [[ -n $flags ]] && (( (8#$flags & 8#2000000) == 0 )) && inherited+="${info##*/} "
+done
 open_without=()
 count=0
 for info in /proc/"$SERVER_PID"/fdinfo/*; do
   fd=${info##*/}
+  [[ $inherited == *" $fd "* ]] && continue
   flags=$(awk '$1 == "flags:" { print $2 }' "$info" 2>/dev/null) || continue
   [[ -n $flags ]] || continue
   count=$((count + 1))
