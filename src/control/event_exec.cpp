@@ -41,9 +41,11 @@ EventExec::EventExec(boost::asio::io_context& io, std::string program, EventExec
                      Metrics* metrics)
     : io_(io), program_(std::move(program)), limits_(limits), poll_timer_(io), metrics_(metrics) {}
 
+// Each hook leads a process group of its own (its PID is the group's ID), so what it started in
+// the background ends with it; the group's ID cannot be reused while the leader is unreaped.
 EventExec::~EventExec() {
   for (const Child& child : running_) {
-    ::kill(child.pid, SIGKILL);
+    ::kill(-child.pid, SIGKILL);
     ::waitpid(child.pid, nullptr, 0);
   }
 }
@@ -89,8 +91,17 @@ void EventExec::start_waiting() {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    // Only 0-2 reach the hook: a descriptor of ours it inherited (a listener, UDP 67) would be
+    // held by anything it leaves running and keep a restarted landlord from binding.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    // A group of its own, so a timeout or our stop ends what it started too (`sleep 300 &`).
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = 0;
-    const int error = ::posix_spawn(&pid, program_.c_str(), &actions, nullptr, argv.data(), envp.data());
+    const int error = ::posix_spawn(&pid, program_.c_str(), &actions, &attributes, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ++counters_.runs;
     if (metrics_ != nullptr) ++metrics_->event_hook_runs;
@@ -119,7 +130,9 @@ void EventExec::schedule_poll() {
   });
 }
 
-// Reaps the children that ended (only ours, by PID) and kills those past the timeout.
+// Reaps the children that ended (only ours, by PID) and kills those past the timeout with
+// their whole process group. A hook that exited on its own may leave a background child
+// running (it holds none of our descriptors); only a timeout or our stop ends its group.
 void EventExec::poll() {
   const auto now = std::chrono::steady_clock::now();
   for (auto child = running_.begin(); child != running_.end();) {
@@ -127,7 +140,7 @@ void EventExec::poll() {
     const pid_t reaped = ::waitpid(child->pid, &status, WNOHANG);
     if (reaped == 0) {
       if (now - child->started > limits_.timeout) {
-        ::kill(child->pid, SIGKILL);
+        ::kill(-child->pid, SIGKILL);
         ::waitpid(child->pid, &status, 0);
         ++counters_.timeouts;
         count_failure();

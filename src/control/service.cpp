@@ -22,6 +22,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "landlord/base/close_on_exec.hpp"
 #include "landlord/base/hex.hpp"
 #include "landlord/control/commands.hpp"
 
@@ -371,6 +372,7 @@ void accept(const StatePtr& state, typename Protocol::acceptor& acceptor, bool n
       });
       return;
     }
+    set_close_on_exec(socket.native_handle());
     if (admit(*state, state->doors[kDoor<Protocol>])) {
       std::make_shared<Session<Protocol>>(std::move(socket), state, needs_token)->start();
     } else {
@@ -420,7 +422,8 @@ Expected<void, std::string> Service::start(const config::ControlSection& config)
   }
   beast::error_code error;
   auto& unix_acceptor = state_->unix_acceptor.emplace(state_->io);
-  if (unix_acceptor.open(Local{}, error); !error) unix_acceptor.bind(Local::endpoint{config.socket}, error);
+  if (unix_acceptor.open(Local{}, error); !error) set_close_on_exec(unix_acceptor.native_handle());
+  if (!error) unix_acceptor.bind(Local::endpoint{config.socket}, error);
   if (!error) unix_acceptor.listen(net::socket_base::max_listen_connections, error);
   if (error) return unexpected("cannot listen on control socket " + config.socket + ": " + error.message());
   state_->socket_path = config.socket;
@@ -431,7 +434,8 @@ Expected<void, std::string> Service::start(const config::ControlSection& config)
     using Tcp = net::ip::tcp;
     const Tcp::endpoint endpoint{net::ip::address_v4{config.listen->address.to_uint()}, config.listen->port};
     auto& tcp_acceptor = state_->tcp_acceptor.emplace(state_->io);
-    if (tcp_acceptor.open(Tcp::v4(), error); !error) tcp_acceptor.set_option(Tcp::acceptor::reuse_address(true), error);
+    if (tcp_acceptor.open(Tcp::v4(), error); !error) set_close_on_exec(tcp_acceptor.native_handle());
+    if (!error) tcp_acceptor.set_option(Tcp::acceptor::reuse_address(true), error);
     if (!error) tcp_acceptor.bind(endpoint, error);
     if (!error) tcp_acceptor.listen(net::socket_base::max_listen_connections, error);
     if (error) {

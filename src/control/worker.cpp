@@ -1,5 +1,6 @@
 #include "landlord/control/worker.hpp"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ Worker::Worker(boost::asio::io_context& loop)
     : loop_(loop),
       to_worker_(make_eventfd()),
       to_loop_(make_eventfd()),
-      done_ready_(loop, ::dup(to_loop_)),
+      done_ready_(loop, ::fcntl(to_loop_, F_DUPFD_CLOEXEC, 0)),  // dup() would drop close-on-exec
       thread_([this] { serve(); }) {
   wait_for_done();
 }

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "landlord/base/assert.hpp"
+#include "landlord/base/close_on_exec.hpp"
 #include "landlord/wire/ip_udp.hpp"
 
 namespace landlord::server {
@@ -57,6 +58,10 @@ Expected<PacketSocket, std::string> PacketSocket::open(boost::asio::io_context& 
                                   error.message()));
   };
   if (socket.open(ip::udp::v4(), error)) return fail("cannot open a socket for");
+  if (!set_close_on_exec(socket.native_handle())) {
+    error.assign(errno, boost::system::system_category());
+    return fail("FD_CLOEXEC on");
+  }
   // No SO_REUSEADDR: a second server on the same port must fail here, not share the port and
   // hand out addresses from a lease table of its own. (UDP has no TIME_WAIT: a restart right
   // after the last process exits binds without it.)

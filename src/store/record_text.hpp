@@ -47,6 +47,13 @@ void assert_persistable(const lease::Lease& record);
 template <typename Text, typename Integer>
 std::optional<std::string> decode_record(lease::Lease& record, Text text, Integer integer);
 
+// What a stored time may hold: a lease period starts between 1970 and the year 10000, and lasts
+// at most what options 51/58/59 can say (0xfffffffe s; the config refuses longer). So a row
+// edited or damaged to hold any 64-bit number is refused by name, never added up into an
+// overflow (granted_at + lease_time) by whoever reads the record (found by fuzz_store_rows).
+inline constexpr std::int64_t kMaxStoredUnixMs = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
+inline constexpr std::int64_t kMaxStoredDurationMs = std::int64_t{0xfffffffe} * 1000;
+
 
 }  // namespace landlord::store::detail
 
@@ -72,10 +79,19 @@ std::optional<std::string> decode_record(lease::Lease& record, Text text, Intege
   record.client_id = std::move(*client_id);
   record.hostname = std::string(text(5));
   record.subnet_id = static_cast<std::uint32_t>(integer(6));
-  record.granted_at = time_from_unix_ms(integer(7));
-  record.lease_time = Duration{integer(8)};
-  record.renew_time = Duration{integer(9)};
-  record.rebind_time = Duration{integer(10)};
+  const std::int64_t granted_at_ms = integer(7);
+  if (granted_at_ms < 0 || granted_at_ms > kMaxStoredUnixMs) return "granted_at_ms";
+  record.granted_at = time_from_unix_ms(granted_at_ms);
+  constexpr std::array<const char*, 3> kDurations{"lease_time_ms", "renew_time_ms", "rebind_time_ms"};
+  std::array<Duration, 3> durations;
+  for (std::size_t i = 0; i < durations.size(); ++i) {
+    const std::int64_t milliseconds = integer(static_cast<int>(8 + i));
+    if (milliseconds < 0 || milliseconds > kMaxStoredDurationMs) return kDurations[i];
+    durations[i] = Duration{milliseconds};
+  }
+  record.lease_time = durations[0];
+  record.renew_time = durations[1];
+  record.rebind_time = durations[2];
   const auto extension = parse_extension(text(11));
   if (!extension) return "last_extension";
   record.last_extension = *extension;

@@ -1,6 +1,8 @@
 #include "landlord/store/sqlite_lease_store.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -11,6 +13,7 @@
 #include "record_text.hpp"
 #include "sqlite_checkpointer.hpp"
 #include "sqlite_schema.hpp"
+#include "sqlite_shm_guard.hpp"
 #include "sqlite_support.hpp"
 
 namespace landlord::store {
@@ -30,6 +33,8 @@ struct SqliteLeaseStore::Connection {
   // The file opened: a commit checks the path still names it (see still_in_place()).
   dev_t device = 0;
   ino_t inode = 0;
+  int opened = -1;  // O_PATH of that file: does any name still link to it?
+  int shm = -1;     // its -shm, read only for its flags (sqlite_shm_guard.hpp)
 
   ~Connection() {
     checkpointer.reset();  // its thread and connection first
@@ -40,6 +45,8 @@ struct SqliteLeaseStore::Connection {
     upsert.reset();
     select_all.reset();
     sqlite3_close_v2(db);
+    if (opened >= 0) ::close(opened);
+    if (shm >= 0) ::close(shm);
   }
 };
 
@@ -93,22 +100,48 @@ Expected<lease::Lease, std::string> decode_row(sqlite3_stmt* row) {
 
 // A store file removed or moved away while open keeps taking writes through the open
 // descriptors, into a file the next start will not find: every ACK since would be lost. So a
-// commit first checks that the path still names the file that was opened.
-std::optional<StoreError> moved_away(const std::string& path, dev_t device, ino_t inode) {
+// commit first checks that the path still names the file that was opened (one stat), and
+// only when it does not, asks the opened file itself (`opened`, an O_PATH descriptor of it)
+// whether a name still links to it: a file moved away can be moved back, a deleted one cannot
+// (no call links a name to it again), and then the advice is to copy it out of this process.
+std::optional<StoreError> moved_away(const std::string& path, dev_t device, ino_t inode, int opened,
+                                     sqlite3* db) {
   struct stat now {};
-  if (::stat(path.c_str(), &now) != 0) {
+  const bool present = ::stat(path.c_str(), &now) == 0;
+  if (present && now.st_dev == device && now.st_ino == inode) return std::nullopt;
+  const int missing = errno;
+  struct stat held {};
+  if (opened >= 0 && ::fstat(opened, &held) == 0 && held.st_nlink == 0) {
+    // The last connection's close would checkpoint into the deleted file and then delete
+    // PATH-wal by name: the live WAL, or the copy the advice below has the operator make.
+    sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
     return StoreError{StoreError::Kind::Io,
-                      "lease store " + path + ": the database file is gone (" +
-                          std::strerror(errno) +
-                          "): was it or its directory removed? Writes would be lost; put it back"};
+                      "lease store " + path + ": the database file was deleted while open" +
+                          (present ? " and another file put in its place" : "") +
+                          "; writes would be lost, so none is made. " +
+                          detail::deleted_store_advice(path)};
   }
-  if (now.st_dev != device || now.st_ino != inode) {
+  if (!present) {
     return StoreError{StoreError::Kind::Io,
-                      "lease store " + path +
-                          ": the path names another file than the one opened (replaced or "
-                          "moved?). Writes would go to the old one; put it back"};
+                      "lease store " + path + ": the database file is gone (" + std::strerror(missing) +
+                          "): moved away, or its directory renamed? Writes would be lost; move it "
+                          "back to " + path + " (with its -wal file) and service resumes"};
   }
-  return std::nullopt;
+  return StoreError{StoreError::Kind::Io,
+                    "lease store " + path +
+                        ": the path names another file than the one opened (replaced or "
+                        "moved?). Writes would go to the old one; move the opened file back to " +
+                        path + " and service resumes"};
+}
+
+// The -shm file refuses writes (`why`: immutable, append-only, or a write to its mapping was
+// refused): no commit is made, since SQLite writes it through a shared mapping and the kernel
+// answers that with SIGBUS. The leases committed so far are in the database file and its WAL.
+StoreError shm_refused(const std::string& path, const std::string& why) {
+  return StoreError{StoreError::Kind::ReadOnly,
+                    "lease store " + path + ": " + path + "-shm, SQLite's shared index of the WAL, is " + why +
+                        " (" + std::strerror(EPERM) + "): no commit is made until it can be written (`chattr -i " +
+                        path + "-shm`); the leases committed so far are in " + path + " and its -wal"};
 }
 
 }  // namespace
@@ -127,6 +160,9 @@ Expected<std::unique_ptr<SqliteLeaseStore::Connection>, StoreError> SqliteLeaseS
   const std::string& path = options.path;
   detail::configure_library();
   auto connection = std::make_unique<Connection>();
+  // Checked before SQLite maps the -shm at all: even a reader writes to it (its read mark).
+  detail::install_shm_guard();
+  if (auto refusal = detail::shm_refusal(path + "-shm")) return unexpected(shm_refused(path, *refusal));
   const int flags =
       (options.read_only ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | (reopening ? 0 : SQLITE_OPEN_CREATE)) |
@@ -138,6 +174,7 @@ Expected<std::unique_ptr<SqliteLeaseStore::Connection>, StoreError> SqliteLeaseS
   if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) {
     connection->device = opened.st_dev;
     connection->inode = opened.st_ino;
+    connection->opened = ::open(path.c_str(), O_PATH | O_CLOEXEC);
   }
   sqlite3_busy_timeout(connection->db, static_cast<int>(options.busy_timeout.count()));
 
@@ -164,6 +201,7 @@ Expected<std::unique_ptr<SqliteLeaseStore::Connection>, StoreError> SqliteLeaseS
     auto checkpointer = detail::Checkpointer::open(path, shared.checkpoint_failures);
     if (!checkpointer) return unexpected(checkpointer.error());
     connection->checkpointer = std::move(*checkpointer);
+    connection->shm = ::open((path + "-shm").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   }
   const std::array<std::pair<Statement*, std::string_view>, 5> statements{{
       {&connection->begin, "BEGIN IMMEDIATE"},
@@ -290,7 +328,16 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit(
       return unexpected(std::move(error));
     }
   }
+  const std::uint64_t shm_faults = detail::shm_faults();
+  const std::optional<Witness> witness = witness_;
   auto committed = commit_attached(batch);
+  if (detail::shm_faults() != shm_faults) {
+    // A write to the -shm mapping was refused mid-commit and went to a private copy instead:
+    // other processes and the next open do not see this commit's index, so it is not ours to
+    // ACK (if its WAL frames are found again, the witness' rule accepts them as newer).
+    witness_ = witness;
+    committed = unexpected(shm_refused(path_, "no longer writable (a write to its mapping was refused)"));
+  }
   if (!committed && committed.error().kind == StoreError::Kind::ReadOnly && !options_.read_only) {
     // Linux unmounts, checks or remounts only a file system nobody writes to: let go of it.
     connection_.reset();
@@ -312,9 +359,12 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached
   results.reserve(batch.size());
   sqlite3* const db = connection_->db;
   if (auto error = connection_->inode == 0 ? std::nullopt
-                                           : moved_away(path_, connection_->device, connection_->inode)) {
+                                           : moved_away(path_, connection_->device, connection_->inode,
+                                                                      connection_->opened, db)) {
     return unexpected(std::move(*error));
   }
+
+  if (auto refusal = detail::shm_refusal(connection_->shm)) return unexpected(shm_refused(path_, *refusal));
 
   // Any failure after BEGIN rolls back (SQLite may already have, e.g. on SQLITE_FULL), so
   // nothing of the batch is durable and the connection is ready for the next commit.

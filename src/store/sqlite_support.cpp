@@ -115,4 +115,28 @@ Expected<void, StoreError> execute(sqlite3* db, const char* sql, std::string_vie
   return {};
 }
 
+std::string deleted_store_advice(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string pid = std::to_string(::getpid());
+  std::string database, wal;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator{"/proc/self/fd", error}) {
+    std::error_code unreadable;
+    const std::string target = fs::read_symlink(entry.path(), unreadable).string();
+    const std::string name = entry.path().filename().string();
+    if (target == path + " (deleted)") database = name;
+    if (target == path + "-wal (deleted)") wal = name;
+  }
+  std::string copy;
+  if (database.empty()) {
+    copy = "`ls -l /proc/" + pid + "/fd` shows it as '" + path + " (deleted)': copy that descriptor to " +
+           path + " (and the one of '" + path + "-wal (deleted)', if listed, to " + path + "-wal)";
+  } else {
+    copy = "`cp /proc/" + pid + "/fd/" + database + " " + path + "`";
+    if (!wal.empty()) copy += " and `cp /proc/" + pid + "/fd/" + wal + " " + path + "-wal`";
+  }
+  return "Its committed leases are still readable through this process: while landlord runs, " +
+         copy + ", then restart landlord, which reads them from there (a file put back from a backup would lack the leases since)";
+}
+
 }  // namespace landlord::store::detail

@@ -31,4 +31,10 @@ Expected<Statement, StoreError> prepare(sqlite3* db, std::string_view sql, std::
 // Runs statements that return no rows we need (DDL, pragmas that set).
 Expected<void, StoreError> execute(sqlite3* db, const char* sql, std::string_view path);
 
+// What works once the store file at `path` was deleted while this process holds it open: its
+// committed leases are still readable through /proc/self/fd (the database file and, if it was
+// deleted too, its WAL): copy them to `path` while landlord runs, then restart it. Names the
+// descriptors it finds; says how to find them if it finds none.
+std::string deleted_store_advice(const std::string& path);
+
 }  // namespace landlord::store::detail

@@ -17,6 +17,10 @@
 # writable only that way, and unmounts only what nobody holds open). Either way landlord must
 # then serve again by itself, without a restart — reopening the same store, not creating one
 # in the bare mountpoint while the file system is away — and every ACK be in the store.
+# A phase shm (issue #31) makes only SQLite's WAL index, leases.db-shm, immutable: SQLite writes
+# it through a shared mapping, and the kernel answers a write to it with SIGBUS (which killed
+# landlord on the next commit); it must be the same read-only fault as above, named, and the
+# service back after `chattr -i`, nothing lost.
 # A third phase, checkpoint, makes only the database file immutable: commits (to the WAL) go on
 # and every ACK must still be in the store, while the failed checkpoints are counted by reason
 # on /metrics and logged.
@@ -175,6 +179,22 @@ mount -o remount,rw "$WORK/immutable"
 chattr -i "$WORK/immutable/leases.db" "$WORK/immutable/leases.db-wal"
 CLEARED_MS=$(( $(date +%s%N) / 1000000 ))
 served_again immutable 53 "the file system was writable again"
+
+# ---- shm: chattr +i on the WAL index only, then -i --------------------------------------------
+mount_ext4 "$WORK/shm"
+config shm "$WORK/shm/leases.db"
+start_server "$WORK/shm.yaml"
+"$CLIENT" dora --server "$SERVER" --ledger "$WORK/shm.before" --clients "$CLIENTS" --seed 55 \
+  --window 8 --duration-s 10 >/dev/null || true
+[[ $(acked "$WORK/shm.before") -eq $CLIENTS ]] || fail "shm: no service before the fault"
+[[ -f $WORK/shm/leases.db-shm ]] || fail "shm: the store has no -shm"
+chattr +i "$WORK/shm/leases.db-shm"
+under_fault shm 56
+grep -m1 "store commit failed" "$SERVER_LOG" | grep -q "leases.db-shm, SQLite's shared index of the WAL, is immutable" ||
+  fail "shm: the log does not name the immutable -shm: $(grep -m1 "store commit failed" "$SERVER_LOG")"
+chattr -i "$WORK/shm/leases.db-shm"
+CLEARED_MS=$(( $(date +%s%N) / 1000000 ))
+served_again shm 57 "the -shm was writable again"
 
 # ---- remount-ro: ext4 turns itself read-only on an error, under the running daemon -------------
 mount_ext4 "$WORK/remount"

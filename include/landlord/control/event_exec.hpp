@@ -3,7 +3,8 @@
 // `add|old|del MAC ADDRESS [HOSTNAME]` and the rest in LANDLORD_* environment variables. It
 // runs beside the event loop, never in its way: at most `max_running` at once, each killed
 // after `timeout`, at most `max_waiting` events queued (more are dropped and counted);
-// failures are logged and counted. No reply ever waits for it.
+// failures are logged and counted. No reply ever waits for it. Each run gets only descriptors
+// 0-2 and leads a process group of its own, which a timeout or our stop kills whole.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -39,7 +40,7 @@ class EventExec {
   // `metrics`, if given, counts runs, failures and drops for /metrics too.
   EventExec(boost::asio::io_context& io, std::string program, EventExecLimits limits = {},
             Metrics* metrics = nullptr);
-  ~EventExec();  // kills what still runs, by PID
+  ~EventExec();  // kills what still runs, each with its process group
   EventExec(const EventExec&) = delete;
   EventExec& operator=(const EventExec&) = delete;
 

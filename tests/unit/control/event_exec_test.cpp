@@ -1,10 +1,14 @@
 // events.exec: dnsmasq's arguments and landlord's environment, bounded concurrency, the timeout.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "landlord/control/event_exec.hpp"
 
@@ -37,6 +41,17 @@ class EventExecTest : public ::testing::Test {
       io_.run_for(std::chrono::milliseconds{20});
       io_.restart();
     }
+  }
+
+  // A PID the hook wrote to `name`, once it is there (bounded wait), or 0.
+  pid_t wait_for_pid(const std::string& name) {
+    for (int i = 0; i < 250; ++i) {
+      const std::string text = read(name);
+      if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
+      io_.run_for(std::chrono::milliseconds{20});
+      io_.restart();
+    }
+    return 0;
   }
 
   fs::path directory_;
@@ -100,6 +115,65 @@ TEST_F(EventExecTest, FailuresAndHangsAreCountedAndKilled) {
   run_until(hanging, std::chrono::seconds{10});
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds{5});
   EXPECT_EQ(hanging.counters().timeouts, 1u);
+}
+
+// Running (not gone, not a zombie waiting for init to reap it), within a bounded wait.
+bool still_runs(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const auto state = line.substr(line.rfind(')') + 2, 1);
+    if (state == "Z" || state == "X") return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  return true;
+}
+
+TEST_F(EventExecTest, TheTimeoutKillsWhatTheHookStartedInTheBackgroundToo) {
+  EventExecLimits limits;
+  limits.timeout = std::chrono::milliseconds{300};
+  const auto pids = (directory_ / "background").string();
+  EventExec exec{io_, script("sleep 300 & echo $! > " + pids + "; exec sleep 30"), limits};
+  exec.publish(grant(1));
+  run_until(exec, std::chrono::seconds{10});
+  EXPECT_EQ(exec.counters().timeouts, 1u);
+  const pid_t background = wait_for_pid("background");
+  ASSERT_GT(background, 0);
+  EXPECT_FALSE(still_runs(background)) << "the hook's background child " << background << " outlived the timeout";
+  ::kill(background, SIGKILL);  // ours to end if the test failed (it is in the hook's group)
+}
+
+TEST_F(EventExecTest, StoppingKillsRunningHooksWithTheirBackgroundChildren) {
+  pid_t background = 0;
+  {
+    EventExec exec{io_, script("sleep 300 & echo $! > " + (directory_ / "background").string() + "; wait")};
+    exec.publish(grant(1));
+    background = wait_for_pid("background");
+    ASSERT_GT(background, 0);
+    EXPECT_EQ(exec.running(), 1u);
+  }
+  EXPECT_FALSE(still_runs(background)) << "the hook's background child " << background << " outlived our stop";
+  ::kill(background, SIGKILL);
+}
+
+TEST_F(EventExecTest, TheHookInheritsOnlyDescriptorsZeroToTwo) {
+  int leaked[2];
+  ASSERT_EQ(::pipe(leaked), 0);  // no O_CLOEXEC, as a descriptor of a library might be
+  EventExec exec{io_, script("ls /proc/$$/fd > " + (directory_ / "fds").string())};
+  exec.publish(grant(1));
+  run_until(exec, std::chrono::seconds{10});
+  ::close(leaked[0]);
+  ::close(leaked[1]);
+  std::istringstream listed{read("fds")};
+  std::vector<int> descriptors;
+  for (int fd = 0; listed >> fd;) descriptors.push_back(fd);
+  ASSERT_FALSE(descriptors.empty());
+  for (const int fd : descriptors) {
+    EXPECT_TRUE(fd <= 2 || fd >= 10) << "the hook inherited descriptor " << fd;  // dash keeps its script at 10+
+  }
+  EXPECT_EQ(std::count(descriptors.begin(), descriptors.end(), leaked[0]), 0);
+  EXPECT_EQ(std::count(descriptors.begin(), descriptors.end(), leaked[1]), 0);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ namespace landlord::store {
 namespace {
 
 using testing::bound_lease;
+using testing::ImmutableFile;
 using testing::load_all;
 using testing::same_lease;
 using testing::ScratchDirectory;
@@ -507,46 +508,6 @@ TEST_F(SqliteLeaseStoreTest, FilesystemTurnedReadOnlyFailsCommits) {
   EXPECT_EQ(error.kind, StoreError::Kind::ReadOnly) << error.message;
   EXPECT_TRUE(mentions(error, path.string())) << error.message;
 }
-
-// `chattr +i` on a file: root cannot write it either, through descriptors already open. Needs
-// CAP_LINUX_IMMUTABLE and a file system that keeps the flag (ext4, xfs, tmpfs...).
-class ImmutableFile {
- public:
-  explicit ImmutableFile(std::filesystem::path file) : file_(std::move(file)) {
-    set_ = change(true);
-    if (!set_) reason_ = "cannot make " + file_.string() + " immutable: " + std::strerror(errno);
-  }
-  ~ImmutableFile() {
-    if (set_) change(false);
-  }
-  ImmutableFile(const ImmutableFile&) = delete;
-  ImmutableFile& operator=(const ImmutableFile&) = delete;
-  bool set() const { return set_; }
-  const std::string& reason() const { return reason_; }
-  void lift() {
-    if (set_ && change(false)) set_ = false;
-  }
-
- private:
-  bool change(bool immutable) const {
-    const int descriptor = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (descriptor < 0) return false;
-    int flags = 0;
-    bool changed = ::ioctl(descriptor, FS_IOC_GETFLAGS, &flags) == 0;
-    if (changed) {
-      flags = immutable ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
-      changed = ::ioctl(descriptor, FS_IOC_SETFLAGS, &flags) == 0;
-    }
-    const int saved = errno;
-    ::close(descriptor);
-    errno = saved;
-    return changed;
-  }
-
-  std::filesystem::path file_;
-  bool set_ = false;
-  std::string reason_;
-};
 
 // SQLite reports the refused WAL write as SQLITE_IOERR_WRITE with no errno (it was lost before
 // SQLite read it); the store must still call it read-only, not an I/O fault, and say why.

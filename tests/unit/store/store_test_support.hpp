@@ -1,8 +1,16 @@
 #pragma once
-// Shared by the store tests: sample records, a field-by-field comparison, a scratch directory.
+// Shared by the store tests: sample records, a field-by-field comparison, a scratch directory,
+// an immutable file.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -87,6 +95,46 @@ class ScratchDirectory {
 
  private:
   std::filesystem::path path_;
+};
+
+// `chattr +i` on a file: root cannot write it either, through descriptors already open. Needs
+// CAP_LINUX_IMMUTABLE and a file system that keeps the flag (ext4, xfs, tmpfs...).
+class ImmutableFile {
+ public:
+  explicit ImmutableFile(std::filesystem::path file) : file_(std::move(file)) {
+    set_ = change(true);
+    if (!set_) reason_ = "cannot make " + file_.string() + " immutable: " + std::strerror(errno);
+  }
+  ~ImmutableFile() {
+    if (set_) change(false);
+  }
+  ImmutableFile(const ImmutableFile&) = delete;
+  ImmutableFile& operator=(const ImmutableFile&) = delete;
+  bool set() const { return set_; }
+  const std::string& reason() const { return reason_; }
+  void lift() {
+    if (set_ && change(false)) set_ = false;
+  }
+
+ private:
+  bool change(bool immutable) const {
+    const int descriptor = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return false;
+    int flags = 0;
+    bool changed = ::ioctl(descriptor, FS_IOC_GETFLAGS, &flags) == 0;
+    if (changed) {
+      flags = immutable ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+      changed = ::ioctl(descriptor, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    const int saved = errno;
+    ::close(descriptor);
+    errno = saved;
+    return changed;
+  }
+
+  std::filesystem::path file_;
+  bool set_ = false;
+  std::string reason_;
 };
 
 }  // namespace landlord::store::testing
