@@ -391,8 +391,8 @@ class Server final : public control::Daemon {
     }
     engine_.reconfigure(config);
     config_ = std::move(config);
-    gate_.reconfigure(config_);
     open_offer_ping();
+    gate_.reconfigure(config_);  // its new limits, and the frames if a subnet now needs them
     if (!options_.log_level) spdlog::set_level(spdlog::level::from_str(config_.log.level));
     if (auto missing = links_.refresh(config_.server.interfaces, clock_.steady()); !missing.empty()) {
       spdlog::warn("reload: interface {} does not exist (any more); its clients are not served", missing);
