@@ -30,6 +30,9 @@ lease:
 subnets:
   - subnet: 198.18.0.0/16
     pools: [198.18.1.0-198.18.1.250]
+    admission:
+      relay-rate: 3/s
+      relay-burst: 3
 )";
 
 wire::Message discover(std::uint8_t mac_last) {
@@ -83,13 +86,14 @@ TEST_F(AdmissionGateTest, ADiscoverThatWaitedPastDiscoverMaxWaitIsShedBeforeTheE
   EXPECT_EQ(gate.counters().discover_shed, 1u);
 }
 
-TEST_F(AdmissionGateTest, AClientOverItsRateIsRefusedAndCountedByReason) {
-  // client-rate: 1/s with a burst of 5 (config::Admission's default).
+TEST_F(AdmissionGateTest, ARelayOverItsRateIsRefusedAndCountedByReason) {
+  // relay-rate 3/s with a burst of 3: new clients behind one relay.
   int offered = 0;
-  for (int i = 0; i < 8; ++i) offered += admit(discover(7)) ? 1 : 0;
-  EXPECT_EQ(offered, 5);
-  EXPECT_EQ(gate.limit_counters().refused[static_cast<std::size_t>(engine::Refusal::ClientRate)], 3u);
-  EXPECT_TRUE(admit(discover(8))) << "another client has its own bucket";
+  for (std::uint8_t client = 10; client < 15; ++client) offered += admit(discover(client)) ? 1 : 0;
+  EXPECT_EQ(offered, 3);
+  EXPECT_EQ(gate.limit_counters().refused[static_cast<std::size_t>(engine::Refusal::RelayRate)], 2u);
+  EXPECT_EQ(engine.counters().discovers, 3u) << "the refused never reached the engine";
+  EXPECT_TRUE(admit(discover(10))) << "a client with its OFFER still held asks for no new address";
 }
 
 TEST_F(AdmissionGateTest, WithoutFramesNothingIsCheckedAgainstAFrame) {
