@@ -33,6 +33,7 @@ void CommitPipeline::drive() {
       if (!accepted) {
         machine_.not_taken(id, now);
         queue_full_log_.log(
+            clock_.steady(),
             spdlog::level::warn,
             "store commit queue full: {} records not taken ({}); their replies are not sent, the "
             "records wait for a retry. The store is not failing: records come faster than it "
@@ -92,7 +93,7 @@ void CommitPipeline::log_notice(const durability::Notice& notice) {
     return;
   }
   // A failing disk fails every commit: one line per few seconds says it all.
-  failure_log_.log(spdlog::level::err,
+  failure_log_.log(clock_.steady(), spdlog::level::err,
                    "store commit failed: {}; not acknowledging grants or extensions until the "
                    "store accepts writes; {} records waiting, retrying",
                    notice.message, notice.records);

@@ -1,7 +1,7 @@
 #pragma once
 // Pool starvation defences, sans I/O: whether a request that would give its client a new
 // address (an OFFER, or a grant of an address it does not hold) may go on to the engine.
-// The caller asks the engine first (Engine::admission_facts) and brings only such requests
+// The caller asks the engine first (Engine::request_facts) and brings only such requests
 // here, so renewals, rebinds and reboots of a holder are never limited. Time comes in as an
 // argument; what the engine holds is asked through two callbacks, so nothing here goes stale
 // when a lease ends, is released or an offer lapses.

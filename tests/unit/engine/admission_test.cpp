@@ -343,7 +343,7 @@ TEST(RequestFacts, HandleGivenTheFactsDecidesAsHandleAlone) {
   EXPECT_GE(replies, 6);
 }
 
-// The server's path for one request (server.cpp): facts, admission, engine.
+// The server's path for one request (server/admission_gate.cpp): facts, admission, engine.
 Admitted run(Harness& harness, Admission& admission, const wire::Message& message,
              const Ingress& ingress = local_broadcast(),
              std::optional<std::array<std::uint8_t, 6>> frame = std::nullopt) {
