@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "landlord/base/hex.hpp"
-#include "landlord/base/plain_hex.hpp"
+#include "landlord/base/hex.hpp"
 
 namespace landlord::server {
 namespace {
@@ -98,7 +98,7 @@ std::optional<engine::Outcome> AdmissionGate::admit(const wire::Message& request
                    frame_source ? to_colon_hex(*frame_source) : std::string{"?"},
                    request.giaddr.is_zero() ? "link " + std::string{link != nullptr ? link->name : "?"}
                                             : "relay " + request.giaddr.to_string(),
-                   applicant.circuit_id.empty() ? std::string{} : ", circuit-id " + to_plain_hex(applicant.circuit_id),
+                   applicant.circuit_id.empty() ? std::string{} : ", circuit-id " + to_hex(applicant.circuit_id),
                    facts.subnet_id, engine::to_string(*admitted.refusal));
   return std::nullopt;
 }
