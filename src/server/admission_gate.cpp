@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include "landlord/base/hex.hpp"
-#include "landlord/base/hex.hpp"
 
 namespace landlord::server {
 namespace {
