@@ -99,7 +99,8 @@ log: {level: debug}
   EXPECT_EQ(config.control.listen->port, 8067);
   EXPECT_TRUE(config.control.enabled);
   EXPECT_EQ(config.control.socket, "/run/landlord/control.sock");
-  EXPECT_FALSE(config.control.token_file.has_value());
+  ASSERT_TRUE(config.control.token_file.has_value());  // a TCP listener needs one (issue #31)
+  EXPECT_EQ(*config.control.token_file, "/etc/t");
   EXPECT_EQ(config.log.level, "debug");
 
   ASSERT_EQ(config.subnets.size(), 2u);

@@ -43,9 +43,12 @@ std::optional<Json> example_response(const std::string& command) {
   return response;
 }
 
+// "client-id" is left out of a lease whose client sent none, as Kea does; the examples' leases
+// are added without one (a lease with one shows it: LeaseListing's tests).
 void expect_keys_of(const Json& documented, const Json& actual, const std::string& where) {
   ASSERT_TRUE(actual.is_object()) << where << ": " << actual;
   for (const auto& [key, value] : documented.items()) {
+    if (key == "client-id" && actual.contains("hw-address")) continue;
     EXPECT_TRUE(actual.contains(key)) << where << " lacks '" << key << "': " << actual;
   }
 }
