@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # DHCP is answered while the control plane is attacked (issue #31). A relay agent's clients
-# (crash_client, one DORA at a time) are served by landlord in control_lab.sh's namespace, first
+# (crash_client, one DORA at a time, in rounds) are served by landlord in control_lab.sh's namespace, first
 # calm, then while a local user on the control socket sends: a 200,000-deep JSON array (it once
 # crashed landlord), config-test of a FIFO in the config's directory (it once froze the event
 # loop in open() until someone wrote to the FIFO), four config-tests at once of a 0.8 MB YAML
@@ -50,8 +50,18 @@ mkfifo "$work/fifo.yaml"
 echo "big.yaml: $(wc -c <"$work/big.yaml") bytes"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-ip netns exec "$control_ns" "$client" dora --server 198.18.0.1:67 --ledger "$work/ledger" --clients 240 \
-  --window 1 --duration-s 60 >"$work/client.out" 2>&1 &
+# The clients keep coming for the whole attack: rounds of 20 DORAs (the same 20 clients, so the
+# pool never runs out) every 0.2 s until the attack is over, at most 150 rounds (~40 s). One
+# round that is not wholly ACKed fails the run.
+(
+  for ((round = 0; round < 150; round++)); do
+    [[ -e $work/attack-over ]] && break
+    ip netns exec "$control_ns" "$client" dora --server 198.18.0.1:67 --ledger "$work/ledger" --clients 20 \
+      --window 1 --duration-s 20 >"$work/client.out" 2>&1 || exit 1
+    grep -q "^doras_acked=20 " "$work/client.out" || exit 1
+    sleep 0.2
+  done
+) &
 client_pid=$!
 pids+=("$client_pid")
 sleep 3
@@ -89,6 +99,7 @@ status=$(control_ask '{"command": "status-get"}' 3 || true)
 }
 sleep 6
 attack_end=$(now_ms)
+touch "$work/attack-over"
 
 if ! wait "$client_pid"; then
   echo "FAIL: crash_client's DORAs were not all ACKed: $(tail -3 "$work/client.out")"
