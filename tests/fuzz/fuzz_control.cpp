@@ -45,6 +45,7 @@ std::optional<std::string> http_body(std::string_view bytes) {
     if (used == 0) break;
   }
   if (!parser.is_done()) {
+    if (!parser.got_some()) return std::nullopt;  // put_eof asserts that some bytes came (as Beast's reader does)
     parser.put_eof(error);
     if (error || !parser.is_done()) return std::nullopt;
   }
