@@ -3,13 +3,12 @@
 namespace landlord::control {
 namespace {
 
-std::string quoted(std::string_view key) { return "'" + std::string{key} + "'"; }
-
-// A value echoed in an error: enough to recognise, never a long request back.
-std::string shown(const std::string& value) {
-  constexpr std::size_t kShown = 64;
-  return "'" + (value.size() <= kShown ? value : value.substr(0, kShown) + "...") + "'";
+// A key or value echoed in an error: enough to recognise, never a long request back.
+constexpr std::size_t kShown = 64;
+std::string shown(std::string_view text) {
+  return "'" + std::string{text.substr(0, kShown)} + (text.size() <= kShown ? "'" : "...'");
 }
+std::string quoted(std::string_view key) { return shown(key); }
 
 }  // namespace
 
