@@ -39,8 +39,10 @@ std::optional<std::string> http_body(std::string_view bytes) {
   boost::beast::error_code error;
   while (!bytes.empty() && !parser.is_done()) {
     const std::size_t used = parser.put(boost::asio::buffer(bytes.data(), bytes.size()), error);
-    if (error == http::error::need_more && used == 0) break;
-    if (error && error != http::error::need_more) return std::nullopt;
+    // need_more: the rest is a fragment only more bytes complete; Beast asserts it is never
+    // offered again without them (its reader reads first), and here no more bytes come.
+    if (error == http::error::need_more) break;
+    if (error) return std::nullopt;
     bytes.remove_prefix(used);
     if (used == 0) break;
   }
