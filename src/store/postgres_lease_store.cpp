@@ -103,7 +103,7 @@ Expected<void, StoreError> prepare_statements(PGconn* connection, std::string_vi
   return {};
 }
 
-constexpr int kWriterColumn = 15;  // after decode_record's 15 columns (LANDLORD_POSTGRES_COLUMNS)
+constexpr int kWriterColumn = detail::kDecodedColumns;  // after decode_record's (LANDLORD_POSTGRES_COLUMNS)
 
 // Decodes row `row` of `result`, its columns starting at `first`.
 std::optional<std::string> decode_row(const PGresult* result, int row, int first,
@@ -288,7 +288,9 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
     const std::string rebind_time = std::to_string(record.rebind_time.count());
     const std::string state{detail::state_text(record.state)};
     const std::string extension{detail::extension_text(record.last_extension)};
-    const std::array<const char*, 16> values{
+    const std::string relay_agent_info = detail::bytes_text(record.relay_agent_info);
+    const std::string dns_state{detail::dns_state_text(record.dns_state)};
+    const std::array<const char*, 21> values{
         address.c_str(),
         state.c_str(),
         hardware.c_str(),
@@ -305,6 +307,11 @@ Expected<std::vector<WriteResult>, StoreError> PostgresLeaseStore::commit(
         client_key.c_str(),
         record.classes.empty() ? nullptr : record.classes.c_str(),
         writer.empty() ? nullptr : writer.c_str(),  // this server's, whatever the record says
+        record.fqdn.empty() ? nullptr : record.fqdn.c_str(),
+        record.dns_sides.forward ? "1" : "0",
+        record.dns_sides.reverse ? "1" : "0",
+        dns_state.c_str(),
+        relay_agent_info.empty() ? nullptr : relay_agent_info.c_str(),
     };
     // libpq copies the parameters into its output buffer: the strings may go after this call.
     if (PQsendQueryPrepared(connection, kUpsert, static_cast<int>(values.size()), values.data(),

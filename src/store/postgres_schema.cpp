@@ -10,7 +10,7 @@ namespace landlord::store::detail {
 namespace {
 
 // kMigrations[i] takes the schema from version i to i + 1. Append, never edit a released step.
-constexpr std::array<const char*, 3> kMigrations{
+constexpr std::array<const char*, 4> kMigrations{
     // 0 -> 1: the leases table, one row per address, and the change marker of each row.
     R"sql(
 CREATE TABLE leases (
@@ -39,6 +39,14 @@ CREATE INDEX leases_changed_xid ON leases (changed_xid);
     // 2 -> 3: the server-id of the server that wrote the row: a token is one server's (#14).
     // Rows from before it have none, and any server may continue them.
     "ALTER TABLE leases ADD COLUMN writer inet",
+    // 3 -> 4: the name the server keeps in DNS, which records and their state (#33), and
+    // option 82 as colon hex (#35). Rows from before have none.
+    "ALTER TABLE leases ADD COLUMN fqdn text,"
+    " ADD COLUMN fqdn_fwd boolean NOT NULL DEFAULT false,"
+    " ADD COLUMN fqdn_rev boolean NOT NULL DEFAULT false,"
+    " ADD COLUMN dns_state text NOT NULL DEFAULT 'none'"
+    "   CHECK (dns_state IN ('none', 'pending', 'done', 'conflict', 'failed')),"
+    " ADD COLUMN relay_agent_info text",
 };
 static_assert(kMigrations.size() == PostgresLeaseStore::kSchemaVersion);
 

@@ -29,16 +29,20 @@ Expected<void, StoreError> ensure_postgres_schema(PGconn* connection, std::strin
 inline constexpr const char* kPostgresUpsertSql =
     "INSERT INTO leases AS stored (address, state, hwaddr, client_id, hostname, fencing_token,"
     " subnet_id, hwtype, granted_at_ms, lease_time_ms, renew_time_ms, rebind_time_ms,"
-    " last_extension, client_key, classes, writer)"
+    " last_extension, client_key, classes, writer, fqdn, fqdn_fwd, fqdn_rev, dns_state,"
+    " relay_agent_info)"
     " VALUES ($1::inet, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::smallint, $9::bigint,"
-    " $10::bigint, $11::bigint, $12::bigint, $13, $14, $15, $16::inet)"
+    " $10::bigint, $11::bigint, $12::bigint, $13, $14, $15, $16::inet, $17, $18::boolean,"
+    " $19::boolean, $20, $21)"
     " ON CONFLICT (address) DO UPDATE SET state = excluded.state, hwaddr = excluded.hwaddr,"
     " client_id = excluded.client_id, hostname = excluded.hostname,"
     " fencing_token = excluded.fencing_token, subnet_id = excluded.subnet_id,"
     " hwtype = excluded.hwtype, granted_at_ms = excluded.granted_at_ms,"
     " lease_time_ms = excluded.lease_time_ms, renew_time_ms = excluded.renew_time_ms,"
     " rebind_time_ms = excluded.rebind_time_ms, last_extension = excluded.last_extension,"
-    " client_key = excluded.client_key, classes = excluded.classes,"
+    " client_key = excluded.client_key, classes = excluded.classes, fqdn = excluded.fqdn,"
+    " fqdn_fwd = excluded.fqdn_fwd, fqdn_rev = excluded.fqdn_rev, dns_state = excluded.dns_state,"
+    " relay_agent_info = excluded.relay_agent_info,"
     " writer = CASE WHEN excluded.state = 'bound' OR excluded.fencing_token > stored.fencing_token"
     "   THEN excluded.writer ELSE stored.writer END,"
     " changed_xid = pg_current_xact_id()"
@@ -55,7 +59,7 @@ inline constexpr const char* kPostgresUpsertSql =
 #define LANDLORD_POSTGRES_COLUMNS                                                            \
   "host(address), state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms,"   \
   " lease_time_ms, renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key,"  \
-  " classes, host(writer)"
+  " classes, fqdn, fqdn_fwd::int, fqdn_rev::int, dns_state, relay_agent_info, host(writer)"
 
 inline constexpr const char* kPostgresSelectAllSql =
     "SELECT " LANDLORD_POSTGRES_COLUMNS " FROM leases ORDER BY address";

@@ -47,6 +47,39 @@ std::optional<lease::Extension> parse_extension(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view dns_state_text(lease::DnsState state) {
+  switch (state) {
+    case lease::DnsState::None: return "none";
+    case lease::DnsState::Pending: return "pending";
+    case lease::DnsState::Done: return "done";
+    case lease::DnsState::Conflict: return "conflict";
+    case lease::DnsState::Failed: return "failed";
+  }
+  LANDLORD_ASSERT(!"unknown DNS state");
+  return {};
+}
+
+std::optional<lease::DnsState> parse_dns_state(std::string_view text) {
+  if (text == "none") return lease::DnsState::None;
+  if (text == "pending") return lease::DnsState::Pending;
+  if (text == "done") return lease::DnsState::Done;
+  if (text == "conflict") return lease::DnsState::Conflict;
+  if (text == "failed") return lease::DnsState::Failed;
+  return std::nullopt;
+}
+
+std::string bytes_text(std::string_view bytes) {
+  return to_colon_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+}
+
+std::optional<std::string> parse_bytes_text(std::string_view text) {
+  std::string bytes((text.size() + 1) / 3, '\0');
+  const auto count = parse_colon_hex(text, {reinterpret_cast<std::uint8_t*>(bytes.data()), bytes.size()});
+  if (!count) return std::nullopt;
+  bytes.resize(*count);
+  return bytes;
+}
+
 std::string_view write_client_key_text(const ClientKey& key, std::span<char> out) {
   LANDLORD_ASSERT(out.size() >= client_key_text_bound(key));
   const std::string& raw = key.raw();

@@ -36,16 +36,25 @@ std::optional<ClientKey> parse_client_key(std::string_view text);
 // wrote it must read back.
 std::optional<ClientId> parse_client_id_text(std::string_view text);
 
+std::string_view dns_state_text(lease::DnsState state);  // "none", "pending", ...
+std::optional<lease::DnsState> parse_dns_state(std::string_view text);
+
+// Option 82 (relay_agent_info column) as colon hex, "" for none, and back: any length reads back.
+std::string bytes_text(std::string_view bytes);
+std::optional<std::string> parse_bytes_text(std::string_view text);
+
 // Records every backend refuses to persist: offers are in-memory holds, and SQLite integers
 // are signed 64-bit. Breaking either is a programming error, so they stop the process.
 void assert_persistable(const lease::Lease& record);
 
 // Rebuilds one record from a row of the columns every backend reads in the same order:
 // address, state, hwtype, hwaddr, client_id, hostname, subnet_id, granted_at_ms, lease_time_ms,
-// renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key, classes. `text(i)` and
+// renew_time_ms, rebind_time_ms, last_extension, fencing_token, client_key, classes, fqdn,
+// fqdn_fwd, fqdn_rev, dns_state, relay_agent_info (kDecodedColumns). `text(i)` and
 // `integer(i)` read column i; on a bad value, the error names the column.
 template <typename Text, typename Integer>
 std::optional<std::string> decode_record(lease::Lease& record, Text text, Integer integer);
+inline constexpr int kDecodedColumns = 20;
 
 // What a stored time may hold: a lease period starts between 1970 and the year 10000, and lasts
 // at most what options 51/58/59 can say (0xfffffffe s; the config refuses longer). So a row
@@ -102,6 +111,17 @@ std::optional<std::string> decode_record(lease::Lease& record, Text text, Intege
   if (!client) return "client_key";
   record.client = std::move(*client);
   record.classes = std::string(text(14));
+  record.fqdn = std::string(text(15));
+  const std::int64_t forward = integer(16), reverse = integer(17);
+  if (forward != 0 && forward != 1) return "fqdn_fwd";
+  if (reverse != 0 && reverse != 1) return "fqdn_rev";
+  record.dns_sides = {forward == 1, reverse == 1};
+  const auto dns_state = parse_dns_state(text(18));
+  if (!dns_state) return "dns_state";
+  record.dns_state = *dns_state;
+  auto relay_agent_info = parse_bytes_text(text(19));
+  if (!relay_agent_info) return "relay_agent_info";
+  record.relay_agent_info = std::move(*relay_agent_info);
   return std::nullopt;
 }
 

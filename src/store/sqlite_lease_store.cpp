@@ -415,6 +415,14 @@ Expected<std::vector<WriteResult>, StoreError> SqliteLeaseStore::commit_attached
     sqlite3_bind_text(upsert, 14, client_key.data(), static_cast<int>(client_key.size()),
                       SQLITE_STATIC);
     bind_text(upsert, 15, record.classes);
+    bind_text(upsert, 16, record.fqdn);
+    sqlite3_bind_int(upsert, 17, record.dns_sides.forward ? 1 : 0);
+    sqlite3_bind_int(upsert, 18, record.dns_sides.reverse ? 1 : 0);
+    const std::string_view dns_state = detail::dns_state_text(record.dns_state);
+    sqlite3_bind_text(upsert, 19, dns_state.data(), static_cast<int>(dns_state.size()), SQLITE_STATIC);
+    const auto* relay = reinterpret_cast<const std::uint8_t*>(record.relay_agent_info.data());
+    text_buffers_.relay_agent_info.resize(colon_hex_size(record.relay_agent_info.size()));
+    bind_text(upsert, 20, write_colon_hex({relay, record.relay_agent_info.size()}, text_buffers_.relay_agent_info));
     code = sqlite3_step(upsert);
     if (code != SQLITE_DONE) {
       auto error = fail(code, "writing lease " + address, upsert);

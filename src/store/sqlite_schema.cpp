@@ -32,15 +32,29 @@ CREATE TABLE leases (
   last_extension TEXT NOT NULL CHECK (last_extension = 'none' OR last_extension = 'renewing' OR
                                       last_extension = 'rebinding'),
   client_key     TEXT NOT NULL,              -- identity the lease is bound to: id:.. or hw<type>:..
-  classes        TEXT                        -- client classes of the grant, comma-separated; NULL: none
+  classes        TEXT,                       -- client classes of the grant, comma-separated; NULL: none
+  fqdn           TEXT,                       -- the name the server keeps in DNS; NULL: none
+  fqdn_fwd       INTEGER NOT NULL DEFAULT 0 CHECK (fqdn_fwd = 0 OR fqdn_fwd = 1),  -- A + DHCID
+  fqdn_rev       INTEGER NOT NULL DEFAULT 0 CHECK (fqdn_rev = 0 OR fqdn_rev = 1),  -- PTR + DHCID
+  dns_state      TEXT NOT NULL DEFAULT 'none' CHECK (dns_state = 'none' OR dns_state = 'pending' OR
+                   dns_state = 'done' OR dns_state = 'conflict' OR dns_state = 'failed'),
+  relay_agent_info TEXT                      -- option 82 of the grant, colon hex; NULL: none
 ) WITHOUT ROWID;
 )sql";
 
 // kMigrations[i] takes a file from schema version i + 1 to i + 2 (a fresh file is created at
 // kSchemaVersion by kCreateSql). Append, never edit a released step.
-constexpr std::array<const char*, 1> kMigrations{
+constexpr std::array<const char*, 2> kMigrations{
     // 1 -> 2: the client classes a lease was granted under (issue #10).
     "ALTER TABLE leases ADD COLUMN classes TEXT",
+    // 2 -> 3: the name in DNS and its records' state (#33), option 82 (#35). Rows from before
+    // have none: nothing in DNS that landlord put there.
+    "ALTER TABLE leases ADD COLUMN fqdn TEXT;"
+    " ALTER TABLE leases ADD COLUMN fqdn_fwd INTEGER NOT NULL DEFAULT 0 CHECK (fqdn_fwd = 0 OR fqdn_fwd = 1);"
+    " ALTER TABLE leases ADD COLUMN fqdn_rev INTEGER NOT NULL DEFAULT 0 CHECK (fqdn_rev = 0 OR fqdn_rev = 1);"
+    " ALTER TABLE leases ADD COLUMN dns_state TEXT NOT NULL DEFAULT 'none' CHECK (dns_state = 'none' OR"
+    " dns_state = 'pending' OR dns_state = 'done' OR dns_state = 'conflict' OR dns_state = 'failed');"
+    " ALTER TABLE leases ADD COLUMN relay_agent_info TEXT",
 };
 static_assert(kMigrations.size() + 1 == SqliteLeaseStore::kSchemaVersion);
 

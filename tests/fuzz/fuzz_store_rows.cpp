@@ -1,5 +1,5 @@
 // libFuzzer target for the lease store's rows as start-up reads them (issue #32): any bytes, read
-// as rows of the 15 columns SELECT reads (one row a line, columns split at '|', as
+// as rows of the 20 columns SELECT reads (one row a line, columns split at '|', as
 // `sqlite3 leases.db 'select ...'` prints them; an integer column holds the number its text
 // starts with, 0 if none, as sqlite3_column_int64 reads text), go through the decoder both
 // backends use (detail::decode_record) and the records it accepts into an engine, as restore
@@ -24,7 +24,7 @@ namespace {
 
 using namespace landlord;
 
-constexpr std::size_t kColumns = 15;
+constexpr std::size_t kColumns = store::detail::kDecodedColumns;
 constexpr std::size_t kMaxRows = 256;
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
@@ -48,7 +48,8 @@ std::int64_t leading_integer(std::string_view text) {
 const std::set<std::string_view> kColumnNames{"address",   "state",       "hwaddr",        "client_id",
                                              "hostname",  "subnet_id",   "granted_at_ms", "lease_time_ms",
                                              "renew_time_ms", "rebind_time_ms", "last_extension",
-                                             "fencing_token", "client_key", "classes"};
+                                             "fencing_token", "client_key", "classes", "fqdn",
+                                             "fqdn_fwd", "fqdn_rev", "dns_state", "relay_agent_info"};
 
 std::optional<std::string> decode(lease::Lease& record, const std::vector<std::string_view>& columns) {
   return store::detail::decode_record(
@@ -73,7 +74,12 @@ std::vector<std::string> encode(const lease::Lease& record) {
           std::string{store::detail::extension_text(record.last_extension)},
           std::to_string(record.fencing_token),
           store::detail::client_key_text(record.client),
-          record.classes};
+          record.classes,
+          record.fqdn,
+          record.dns_sides.forward ? "1" : "0",
+          record.dns_sides.reverse ? "1" : "0",
+          std::string{store::detail::dns_state_text(record.dns_state)},
+          store::detail::bytes_text(record.relay_agent_info)};
 }
 
 const config::Config& fuzz_config() {
@@ -98,7 +104,7 @@ std::size_t run(const std::uint8_t* data, std::size_t size, bool& all_decoded) {
   for (const std::string_view line : split(text, '\n')) {
     if (line.empty() || ++rows > kMaxRows) continue;
     const auto columns = split(line, '|');
-    if (columns.size() != kColumns) {  // SQLite returns all 15 or fails the statement
+    if (columns.size() != kColumns) {  // SQLite returns all of them or fails the statement
       all_decoded = false;
       continue;
     }

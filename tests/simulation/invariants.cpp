@@ -28,7 +28,8 @@ bool holds_lease(sim::ClientState state) {
 bool same_record(const lease::Lease& a, const lease::Lease& b) {
   return a.address == b.address && a.client == b.client && a.hardware == b.hardware &&
          a.client_id == b.client_id && a.hostname == b.hostname && a.classes == b.classes &&
-         a.state == b.state &&
+         a.fqdn == b.fqdn && a.dns_sides == b.dns_sides && a.dns_state == b.dns_state &&
+         a.relay_agent_info == b.relay_agent_info && a.state == b.state &&
          a.last_extension == b.last_extension && a.subnet_id == b.subnet_id &&
          a.granted_at == b.granted_at && a.lease_time == b.lease_time &&
          a.renew_time == b.renew_time && a.rebind_time == b.rebind_time &&

@@ -130,7 +130,7 @@ class PostgresLeaseStore final : public LeaseStore {
   NotificationCounts notifications() const;
   const std::string& name() const { return name_; }  // the URL without a password
 
-  static constexpr int kSchemaVersion = 3;  // 2: classes; 3: writer
+  static constexpr int kSchemaVersion = 4;  // 2: classes; 3: writer; 4: DNS name, option 82
   // The first key of announce()'s advisory locks: 'LLPR', landlord's peers.
   static constexpr std::int32_t kPresenceLockClass = 0x4C4C5052;
 

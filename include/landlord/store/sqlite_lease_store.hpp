@@ -65,7 +65,7 @@ class SqliteLeaseStore final : public LeaseStore {
   // Whether the store's files are open (false between a read-only failure and the reopening).
   bool attached() const { return connection_ != nullptr; }
 
-  static constexpr int kSchemaVersion = 2;  // 2: classes (sqlite_schema.cpp migrates 1)
+  static constexpr int kSchemaVersion = 3;  // 2: classes; 3: DNS name and state, option 82
   static constexpr int kApplicationId = 0x4c4c4431;  // "LLD1": marks the file as ours
 
  private:
@@ -93,7 +93,7 @@ class SqliteLeaseStore final : public LeaseStore {
   std::unique_ptr<Connection> connection_;
   std::optional<Witness> witness_;  // none: the store was empty at open and nothing written
   struct TextBuffers {  // a record's text columns, formatted by commit(): capacity kept
-    std::string client_id, client_key;
+    std::string client_id, client_key, relay_agent_info;
   } text_buffers_;
 };
 

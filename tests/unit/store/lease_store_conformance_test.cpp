@@ -2,6 +2,7 @@
 // daemon relies on is written once and checked against each backend.
 #include <sqlite3.h>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -208,6 +209,14 @@ TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   for (int index = 0; index < 64; ++index) {  // the most classes a lease can name, long names
     extreme.classes += (index == 0 ? "" : ",") + std::string(62, 'c') + std::to_string(10 + index);
   }
+  extreme.fqdn = std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                 std::string(61, 'd');  // 253 bytes, the longest name
+  extreme.dns_sides = {true, true};
+  extreme.dns_state = lease::DnsState::Conflict;
+  extreme.relay_agent_info.resize(255);
+  for (std::size_t index = 0; index < extreme.relay_agent_info.size(); ++index) {
+    extreme.relay_agent_info[index] = static_cast<char>(index);  // NUL bytes included
+  }
   extreme.granted_at = time_from_unix_ms(4'102'444'800'999);  // 2100-01-01, ms precision
   extreme.lease_time = std::chrono::hours{24 * 365 * 10};
   // A key that is not derived from the lease's own fields still round-trips exactly.
@@ -218,6 +227,19 @@ TEST_P(LeaseStoreConformance, RoundTripsEveryField) {
   joined.client_id = ClientId{std::vector<std::uint8_t>(400, 0xab)};
   joined.client = ClientKey::from(joined.client_id, joined.hardware);
   records.insert(records.end(), {released, expired, declined, extreme, other_key, joined});
+  // The name in DNS: every side and DNS state, with and without option 82 (#33, #35).
+  const std::array<lease::DnsState, 5> dns_states{lease::DnsState::None, lease::DnsState::Pending,
+                                                  lease::DnsState::Done, lease::DnsState::Conflict,
+                                                  lease::DnsState::Failed};
+  for (std::uint32_t index = 0; index < 20; ++index) {
+    auto named = bound_lease(20 + index, 5);
+    named.fqdn = index % 5 == 0 ? "" : "host-" + std::to_string(index) + ".lab.example";
+    named.dns_sides = {(index & 1) != 0, (index & 2) != 0};
+    named.dns_state = dns_states[index % dns_states.size()];
+    if (index % 3 == 0) named.relay_agent_info = std::string("\x01\x03eth\x02\x02\x00\x07", 9);
+    if (index >= 15) named.state = index == 15 ? LeaseState::Released : LeaseState::Expired;
+    records.push_back(std::move(named));
+  }
 
   const auto results = commit_ok(records);
   EXPECT_EQ(results, std::vector<WriteResult>(records.size(), WriteResult::Written));

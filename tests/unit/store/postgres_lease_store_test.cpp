@@ -160,7 +160,8 @@ TEST_F(PostgresLeaseStoreTest, VersionOneIsMigratedAndKeepsItsLeases) {
   record.classes.clear();
   EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
   store.reset();
-  database_.sql("ALTER TABLE leases DROP COLUMN classes, DROP COLUMN writer;"
+  database_.sql("ALTER TABLE leases DROP COLUMN classes, DROP COLUMN writer, DROP COLUMN fqdn,"
+                " DROP COLUMN fqdn_fwd, DROP COLUMN fqdn_rev, DROP COLUMN dns_state, DROP COLUMN relay_agent_info;"
                 " UPDATE landlord_schema SET version = 1");
   store = open();
   ASSERT_NE(store, nullptr);
@@ -181,10 +182,13 @@ TEST_F(PostgresLeaseStoreTest, VersionTwoIsMigratedAndItsRowsAreAnyServersToCont
   const auto record = bound_lease(2, 7);
   EXPECT_EQ(commit_ok(*store, {record}), std::vector{WriteResult::Written});
   store.reset();
-  database_.sql("ALTER TABLE leases DROP COLUMN writer; UPDATE landlord_schema SET version = 2");
+  database_.sql("ALTER TABLE leases DROP COLUMN writer, DROP COLUMN fqdn, DROP COLUMN fqdn_fwd,"
+                " DROP COLUMN fqdn_rev, DROP COLUMN dns_state, DROP COLUMN relay_agent_info;"
+                " UPDATE landlord_schema SET version = 2");
   auto server = PostgresLeaseStore::open({.url = database_.url(), .writer = Ipv4{198, 18, 0, 2}});
   ASSERT_TRUE(server.has_value()) << server.error().message;
-  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"), "3");
+  EXPECT_EQ(database_.sql("SELECT version FROM landlord_schema"),
+            std::to_string(PostgresLeaseStore::kSchemaVersion));
   auto rows = load_all(**server);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_TRUE(same_lease(record, rows[0]));

@@ -312,7 +312,8 @@ TEST_F(SqliteLeaseStoreTest, SchemaVersionOneIsMigrated) {
   ASSERT_TRUE(store->commit(std::vector{expected}).has_value());
   EXPECT_TRUE(same_lease(expected, load_all(*store).at(0)));
   RawConnection operator_shell(file());
-  EXPECT_EQ(operator_shell.rows("PRAGMA user_version"), std::vector<std::string>{"2"});
+  EXPECT_EQ(operator_shell.rows("PRAGMA user_version"),
+            std::vector{std::to_string(SqliteLeaseStore::kSchemaVersion)});
   EXPECT_EQ(operator_shell.rows("SELECT classes FROM leases"), std::vector<std::string>{"ipxe,lab"});
 }
 

@@ -56,6 +56,10 @@ inline ::testing::AssertionResult same_lease(const lease::Lease& expected,
   field(expected.client_id == actual.client_id, "client_id");
   field(expected.hostname == actual.hostname, "hostname");
   field(expected.classes == actual.classes, "classes");
+  field(expected.fqdn == actual.fqdn, "fqdn");
+  field(expected.dns_sides == actual.dns_sides, "dns_sides");
+  field(expected.dns_state == actual.dns_state, "dns_state");
+  field(expected.relay_agent_info == actual.relay_agent_info, "relay_agent_info");
   field(expected.state == actual.state, "state");
   field(expected.last_extension == actual.last_extension, "last_extension");
   field(expected.subnet_id == actual.subnet_id, "subnet_id");
