@@ -46,9 +46,13 @@ nlohmann::json lease_to_json(const lease::Lease& lease, TimePoint now) {
       {"valid-lft", to_seconds(lease.lease_time)},
       {"cltt", unix_seconds(lease.granted_at)},
       {"state", kea_state(lease.state)},
-      {"fqdn-fwd", false},
-      {"fqdn-rev", false},
-      // landlord's own: its state names, the phase of a bound lease, T1/T2 and the token.
+      // Kea's: which DNS records the server keeps for the lease.
+      {"fqdn-fwd", lease.dns_sides.forward},
+      {"fqdn-rev", lease.dns_sides.reverse},
+      // landlord's own: its state names, the phase of a bound lease, T1/T2 and the token, the
+      // name in DNS (not the client's option 12) and whether DNS is known to hold it.
+      {"fqdn", lease.fqdn},
+      {"dns-state", lease::to_string(lease.dns_state)},
       {"lease-state", lease::to_string(lease.state)},
       {"expire", unix_seconds(lease.expires_at())},
       {"renew-time", to_seconds(lease.renew_time)},

@@ -60,9 +60,13 @@ void Listing::add(const lease::Lease& lease) {
   listed.text_at = text.size();
   listed.client_id_size = static_cast<std::uint32_t>(client_id.size());
   listed.hostname_size = static_cast<std::uint32_t>(lease.hostname.size());
+  listed.fqdn_size = static_cast<std::uint32_t>(lease.fqdn.size());
   listed.classes_size = static_cast<std::uint32_t>(lease.classes.size());
+  listed.dns_sides = lease.dns_sides;
+  listed.dns_state = lease.dns_state;
   text += client_id;
   text += lease.hostname;
+  text += lease.fqdn;
   text += lease.classes;
 }
 
@@ -100,7 +104,8 @@ void Listing::keep_ordered() {
   kept.leases.reserve(sequence.size());
   for (const std::uint32_t position : sequence) {
     ListedLease listed = leases[position];
-    const std::size_t size = std::size_t{listed.client_id_size} + listed.hostname_size + listed.classes_size;
+    const std::size_t size =
+        std::size_t{listed.client_id_size} + listed.hostname_size + listed.fqdn_size + listed.classes_size;
     kept.text.append(text, listed.text_at, size);
     listed.text_at = kept.text.size() - size;
     kept.leases.push_back(listed);
@@ -114,7 +119,9 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
   const std::string_view text = std::string_view(listing.text).substr(lease.text_at);
   const std::string_view client_id = text.substr(0, lease.client_id_size);
   const std::string_view hostname = text.substr(lease.client_id_size, lease.hostname_size);
-  std::string_view classes = text.substr(std::size_t{lease.client_id_size} + lease.hostname_size, lease.classes_size);
+  const std::string_view fqdn = text.substr(std::size_t{lease.client_id_size} + lease.hostname_size, lease.fqdn_size);
+  std::string_view classes =
+      text.substr(std::size_t{lease.client_id_size} + lease.hostname_size + lease.fqdn_size, lease.classes_size);
   // Keys in nlohmann::json's order (sorted), as lease_to_json's object dumps them.
   out += R"({"classes":[)";
   for (bool first = true; !classes.empty(); first = false) {
@@ -131,11 +138,17 @@ void append_lease_json(std::string& out, const Listing& listing, const ListedLea
   }
   out += R"(,"cltt":)";
   append_number(out, unix_seconds(lease.granted_at));
-  out += R"(,"expire":)";
+  out += R"(,"dns-state":")";
+  out += lease::to_string(lease.dns_state);
+  out += R"(","expire":)";
   append_number(out, unix_seconds(lease.granted_at + lease.lease_time));
   out += R"(,"fencing-token":)";
   append_unsigned(out, lease.fencing_token);
-  out += R"(,"fqdn-fwd":false,"fqdn-rev":false,"hostname":)";
+  out += R"(,"fqdn":)";
+  append_json_string(out, fqdn);
+  out += lease.dns_sides.forward ? R"(,"fqdn-fwd":true)" : R"(,"fqdn-fwd":false)";
+  out += lease.dns_sides.reverse ? R"(,"fqdn-rev":true)" : R"(,"fqdn-rev":false)";
+  out += R"(,"hostname":)";
   append_json_string(out, hostname);
   out += R"(,"hw-address":")";
   append_colon_hex(out, std::span(lease.chaddr.data(), lease.hlen));

@@ -24,10 +24,12 @@ struct ListedLease {
   TimePoint granted_at;
   Duration lease_time{0}, renew_time{0}, rebind_time{0};
   lease::FencingToken fencing_token = 0;
-  std::size_t text_at = 0;  // this lease's client id bytes, hostname and classes in the text
+  std::size_t text_at = 0;  // this lease's client id bytes, hostname, fqdn and classes in the text
   std::uint32_t address = 0, subnet_id = 0;
-  std::uint32_t client_id_size = 0, hostname_size = 0, classes_size = 0;
+  std::uint32_t client_id_size = 0, hostname_size = 0, fqdn_size = 0, classes_size = 0;
   std::uint8_t hlen = 0;
+  lease::DnsSides dns_sides;
+  lease::DnsState dns_state = lease::DnsState::None;
   std::array<std::uint8_t, 16> chaddr{};
   lease::LeaseState state = lease::LeaseState::Offered;
 };

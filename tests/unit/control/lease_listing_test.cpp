@@ -48,14 +48,24 @@ TEST(LeaseListing, WritesEveryLeaseAsLeaseToJsonDoes) {
   fresh.granted_at = kNow;                           // bound, before T1
   fresh.hostname = "printer-3";
   fresh.classes = "voip,lab_b";
+  fresh.fqdn = "printer-3.lab.example";
+  fresh.dns_sides = {true, true};
+  fresh.dns_state = lease::DnsState::Done;
   leases.push_back(fresh);
   auto late = make(Ipv4(198, 18, 0, 12), 3);
   late.granted_at = kNow - std::chrono::minutes{55};  // past T2
   late.hostname = "quote\"back\\slash\ttab\x01 caf\xc3\xa9";
+  late.fqdn = "late.example";
+  late.dns_sides = {true, false};
+  late.dns_state = lease::DnsState::Pending;
+  late.relay_agent_info = std::string("\x01\x01\x07", 3);
   leases.push_back(late);
   auto gone = make(Ipv4(198, 18, 0, 13), 4);
   gone.granted_at = kNow - std::chrono::hours{2};     // bound but past its end
   gone.hostname = "bad\xff\xfe utf8";
+  gone.fqdn = "gone.example";
+  gone.dns_sides = {false, true};
+  gone.dns_state = lease::DnsState::Conflict;
   leases.push_back(gone);
   for (const auto state : {lease::LeaseState::Released, lease::LeaseState::Expired, lease::LeaseState::Declined,
                            lease::LeaseState::Offered}) {
@@ -90,6 +100,17 @@ TEST(LeaseListing, WritesEveryLeaseAsLeaseToJsonDoes) {
   EXPECT_NE(written(leases[0], kNow).find(R"("client-id":"01:02:00:00:ab:cd:10")"), std::string::npos);
   EXPECT_EQ(written(nobody, kNow).find("client-id"), std::string::npos);
   EXPECT_FALSE(lease_to_json(nobody, kNow).contains("client-id"));
+  // The name in DNS and its sides as Kea's booleans; the option 12 as sent stays "hostname".
+  const auto named = lease_to_json(fresh, kNow);
+  EXPECT_EQ(named["hostname"], "printer-3");
+  EXPECT_EQ(named["fqdn"], "printer-3.lab.example");
+  EXPECT_EQ(named["fqdn-fwd"], true);
+  EXPECT_EQ(named["fqdn-rev"], true);
+  EXPECT_EQ(named["dns-state"], "done");
+  EXPECT_EQ(lease_to_json(gone, kNow)["fqdn-fwd"], false);
+  EXPECT_EQ(lease_to_json(gone, kNow)["dns-state"], "conflict");
+  EXPECT_EQ(lease_to_json(leases[0], kNow)["fqdn"], "");
+  EXPECT_EQ(lease_to_json(leases[0], kNow)["dns-state"], "none");
 }
 
 TEST(LeaseListing, OrdersByAddressKeepingTheCopyReadLast) {
