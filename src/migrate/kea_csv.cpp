@@ -72,6 +72,15 @@ class KeaReader final : public FormatReader {
       if (!lease.expires) return fail("expire " + quoted(field("expire")) + " is before 1970 or after 9999");
     }
     lease.hostname = unescape(field("hostname"));
+    // Kea's hostname is the name it updated DNS with when fqdn_fwd or fqdn_rev is set.
+    const auto flag = [&](std::string_view name) { return field(name) == "1" || field(name) == "true"; };
+    std::string name = lease.hostname;
+    if (!name.empty() && name.back() == '.') name.pop_back();
+    if ((flag("fqdn_fwd") || flag("fqdn_rev")) && !name.empty() && name.size() <= 253) {
+      for (char& c : name) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+      lease.fqdn = std::move(name);
+      lease.dns_sides = {flag("fqdn_fwd"), flag("fqdn_rev")};
+    }
     lease.state = std::string{field("state")};
     if (lease.state != "0" && lease.state != "1" && lease.state != "2") {
       return fail("bad state " + quoted(lease.state) + " (0, 1 or 2)");

@@ -18,6 +18,7 @@
 #include "landlord/base/client_id.hpp"
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/base/ipv4.hpp"
+#include "landlord/lease/lease.hpp"
 #include "landlord/base/time.hpp"
 
 namespace landlord::migrate {
@@ -37,6 +38,10 @@ struct ForeignLease {
   HardwareAddress hardware;            // empty when the file has none
   ClientId client_id;                  // empty when the file has none
   std::string hostname;
+  // The name the old server put in DNS for the lease, and which records (Kea: fqdn_fwd/fqdn_rev
+  // with the hostname): kept so that landlord removes them when the lease ends.
+  std::string fqdn;
+  lease::DnsSides dns_sides;
   std::optional<TimePoint> expires;    // nullopt: never (an infinite lease)
   bool active = true;                  // false: free, released, declined, expired, abandoned
   std::string state;                   // the file's own word for it ("active", "2", ...)

@@ -41,6 +41,21 @@ TEST(KeaCsv, LaterKeaColumnsAndOrderAreFollowed) {  // Kea 2.4 adds pool_id
   ASSERT_EQ(file.leases.size(), 1U);
 }
 
+// Kea's fqdn_fwd/fqdn_rev with the hostname: the name Kea put in DNS, kept as the lease's fqdn.
+TEST(LeaseFile, KeaNameInDnsIsKept) {
+  const LeaseFile file = read_kea_csv(
+      "address,hwaddr,client_id,valid_lifetime,expire,subnet_id,fqdn_fwd,fqdn_rev,hostname,state\n"
+      "198.18.0.100,02:00:00:00:00:01,,3600,2000003600,1,1,0,Host-1.Lab.Example.,0\n"
+      "198.18.0.101,02:00:00:00:00:02,,3600,2000003600,1,0,0,plain,0\n");
+  ASSERT_TRUE(file.failures.empty());
+  ASSERT_EQ(file.leases.size(), 2U);
+  EXPECT_EQ(file.leases[0].fqdn, "host-1.lab.example");
+  EXPECT_EQ(file.leases[0].dns_sides, (lease::DnsSides{true, false}));
+  EXPECT_EQ(file.leases[0].hostname, "Host-1.Lab.Example.");
+  EXPECT_EQ(file.leases[1].fqdn, "");
+  EXPECT_FALSE(file.leases[1].dns_sides.any());
+}
+
 TEST(KeaCsv, BadRowsAreFailuresWithTheirLine) {
   const LeaseFile file = read_kea_csv(
       "address,hwaddr,client_id,valid_lifetime,expire,subnet_id,fqdn_fwd,fqdn_rev,hostname,state,user_context\n"
