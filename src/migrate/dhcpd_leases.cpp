@@ -251,6 +251,17 @@ class DhcpdReader final : public FormatReader {
       }
     } else if (name == "client-hostname" && words.size() > 1) {
       lease.hostname = word(1);
+    } else if (name == "set" && words.size() > 3 && word(1) == "ddns-fwd-name" && word(2) == "=") {
+      // The name dhcpd put in DNS (A/TXT): kept so landlord removes it when the lease ends.
+      std::string fqdn = word(3);
+      if (!fqdn.empty() && fqdn.back() == '.') fqdn.pop_back();
+      for (char& c : fqdn) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+      if (!fqdn.empty() && fqdn.size() <= 253) {
+        lease.fqdn = std::move(fqdn);
+        lease.dns_sides.forward = true;
+      }
+    } else if (name == "set" && words.size() > 3 && word(1) == "ddns-rev-name" && word(2) == "=") {
+      lease.dns_sides.reverse = true;  // its PTR names the forward name
     }
     return {};
   }

@@ -172,9 +172,11 @@ ImportPlan ImportPlanner::finish(engine::Engine& engine) && {
         record.renew_time = times->renew;
         record.rebind_time = times->rebind;
         // The old server's records are in DNS: landlord takes them over, to remove at the end.
-        record.fqdn = lease->fqdn;
-        record.dns_sides = lease->dns_sides;
-        if (!record.fqdn.empty()) record.dns_state = lease::DnsState::Done;
+        if (!lease->fqdn.empty()) {
+          record.fqdn = lease->fqdn;
+          record.dns_sides = lease->dns_sides;
+          record.dns_state = lease::DnsState::Done;
+        }
       }
       plan_.records.push_back(std::move(record));
     }

@@ -135,6 +135,24 @@ TEST(DhcpdLeases, ReadsLeaseBlocksAndSkipsTheRest) {
   EXPECT_EQ(file.leases[2].client_id.to_string(), "01:02:00:00:00:00:03");
 }
 
+// dhcpd's DDNS names: the forward name is the lease's fqdn, the reverse name says PTR is there.
+TEST(DhcpdLeases, NameInDnsIsKept) {
+  const LeaseFile file = read_dhcpd_leases(
+      "lease 198.18.0.100 {\n  ends epoch 2000003600;\n  binding state active;\n"
+      "  hardware ethernet 02:00:00:00:00:01;\n  client-hostname \"Alpha\";\n"
+      "  set ddns-rev-name = \"100.0.18.198.in-addr.arpa.\";\n"
+      "  set ddns-fwd-name = \"Alpha.Lab.Example\";\n}\n"
+      "lease 198.18.0.101 {\n  ends epoch 2000003600;\n  binding state active;\n"
+      "  hardware ethernet 02:00:00:00:00:02;\n}\n");
+  ASSERT_TRUE(file.failures.empty()) << file.failures.front().reason;
+  ASSERT_EQ(file.leases.size(), 2U);
+  EXPECT_EQ(file.leases[0].hostname, "Alpha");
+  EXPECT_EQ(file.leases[0].fqdn, "alpha.lab.example");
+  EXPECT_EQ(file.leases[0].dns_sides, (lease::DnsSides{true, true}));
+  EXPECT_EQ(file.leases[1].fqdn, "");
+  EXPECT_FALSE(file.leases[1].dns_sides.any());
+}
+
 TEST(DhcpdLeases, AnUnreadableBlockIsAFailure) {
   const LeaseFile file = read_dhcpd_leases(
       "lease 198.18.0.100 {\n  ends 2 2033/05/18;\n  binding state active;\n}\n"
