@@ -65,6 +65,22 @@ TEST(ImportPlan, LiveLeasesKeepClientAndTimeLeft) {
   EXPECT_GT(record.fencing_token, 0U);
 }
 
+// The name Kea put in DNS comes over with the lease, its records known to be there (done).
+TEST(ImportPlan, NameInDnsIsTakenOver) {
+  const LeaseFile file = read_kea_csv(std::string{kHeader} +
+      "198.18.0.100,02:00:00:00:00:01,,3600," + std::to_string(kNow + 1800) + ",1,1,1,h100.lab.example.,0,\n" +
+      kea_row("198.18.0.101", "02:00:00:00:00:02", kNow + 1800));
+  Planned planned{file};
+  ASSERT_EQ(planned.plan.records.size(), 2U) << describe(planned.plan, 5);
+  const lease::Lease& named = planned.plan.records[0];
+  EXPECT_EQ(named.fqdn, "h100.lab.example");
+  EXPECT_EQ(named.dns_sides, (lease::DnsSides{true, true}));
+  EXPECT_EQ(named.dns_state, lease::DnsState::Done);
+  const lease::Lease& plain = planned.plan.records[1];
+  EXPECT_EQ(plain.fqdn, "");
+  EXPECT_EQ(plain.dns_state, lease::DnsState::None);
+}
+
 TEST(ImportPlan, EverythingLeftOutIsCountedByReason) {
   const LeaseFile file = read_kea_csv(std::string{kHeader} +
       kea_row("198.18.0.101", "02:00:00:00:00:01", kNow - 1) +                  // expired
