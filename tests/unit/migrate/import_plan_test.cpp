@@ -79,6 +79,10 @@ TEST(ImportPlan, NameInDnsIsTakenOver) {
   const lease::Lease& plain = planned.plan.records[1];
   EXPECT_EQ(plain.fqdn, "");
   EXPECT_EQ(plain.dns_state, lease::DnsState::None);
+  // Exported back to Kea: the name and its sides as Kea's hostname, fqdn_fwd and fqdn_rev.
+  const std::string csv = export_kea_csv(planned.plan.records, now);
+  EXPECT_NE(csv.find(",1,1,1,h100.lab.example,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1,0,0,h101,0,"), std::string::npos) << csv;
 }
 
 TEST(ImportPlan, EverythingLeftOutIsCountedByReason) {
