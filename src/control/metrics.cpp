@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "landlord/control/counter_table.hpp"
+
 namespace landlord::control {
 
 Histogram::Histogram(std::vector<double> bounds)
@@ -65,6 +67,27 @@ class Writer {
   std::string text_;
 };
 
+// The counter table's rows (counter_table.hpp), a family's HELP and TYPE before its first row.
+void render_rows(Writer& out, const CounterReading& reading) {
+  const CounterFamily* family = nullptr;
+  for (const CounterRow& row : counter_table()) {
+    if (row.family == nullptr) continue;
+    if (row.family != family) {
+      family = row.family;
+      out.family(family->name, family->type, family->help);
+    }
+    if (row.by_name) {
+      for (const auto& [name, value] : row.by_name(reading)) {
+        std::string label = name;
+        std::replace(label.begin(), label.end(), '-', '_');  // "read-only" as a label value like the others
+        out.sample(family->name, fmt::format("{}=\"{}\"", row.labels, label), static_cast<double>(value));
+      }
+    } else {
+      out.sample(family->name, row.labels, row.real ? row.real(reading) : static_cast<double>(row.count(reading)));
+    }
+  }
+}
+
 }  // namespace
 
 TableCounts::TableCounts(std::vector<engine::PoolUsage> pool_usage, TimePoint counted_at)
@@ -120,92 +143,8 @@ void count_table(Daemon& daemon, TableScanner& scanner, std::function<void(const
 std::string render_metrics(Daemon& daemon, const Metrics& metrics, const TransportCounters& transport,
                            const TableCounts& table) {
   Writer out;
-  const engine::Counters& engine = daemon.engine().counters();
   const DaemonCounters counters = daemon.counters();
-
-  out.family("landlord_messages_received_total", "counter", "DHCP messages handled, by type.");
-  const std::pair<std::string_view, std::uint64_t> received[] = {
-      {"discover", engine.discovers}, {"request", engine.requests}, {"decline", engine.declines},
-      {"release", engine.releases}, {"inform", engine.informs}};
-  for (const auto& [type, value] : received) {
-    out.sample("landlord_messages_received_total", fmt::format("type=\"{}\"", type), static_cast<double>(value));
-  }
-  out.family("landlord_messages_sent_total", "counter", "DHCP replies decided, by type.");
-  const std::pair<std::string_view, std::uint64_t> sent[] = {
-      {"offer", engine.offers},
-      {"ack", engine.grants + engine.renewals + engine.rebinds + engine.informs},
-      {"nak", engine.naks}};
-  for (const auto& [type, value] : sent) {
-    out.sample("landlord_messages_sent_total", fmt::format("type=\"{}\"", type), static_cast<double>(value));
-  }
-  out.family("landlord_lease_events_total", "counter", "Lease events, by kind.");
-  const std::pair<std::string_view, std::uint64_t> events[] = {
-      {"grant", engine.grants}, {"renew", engine.renewals}, {"rebind", engine.rebinds},
-      {"release", engine.releases}, {"decline", engine.declines}, {"expire", engine.expirations},
-      {"nak", engine.naks}};
-  for (const auto& [kind, value] : events) {
-    out.sample("landlord_lease_events_total", fmt::format("event=\"{}\"", kind), static_cast<double>(value));
-  }
-  out.single("landlord_packets_received_total", "counter", "Datagrams read from the DHCP socket.",
-             static_cast<double>(counters.packets_received));
-  out.family("landlord_packets_dropped_total", "counter",
-             "Packets dropped, by reason: requests malformed, oversized, ignored or lost in a full "
-             "receive queue (receive_queue_overflow, counted by the kernel), relayed copies of a "
-             "renewal just answered (duplicate); replies unroutable, "
-             "with no route to the relay or ciaddr (no_route), or not acknowledged while the store "
-             "is down (store_down).");
-  const std::pair<std::string_view, std::uint64_t> dropped[] = {
-      {"malformed", counters.malformed}, {"oversized", counters.oversized},
-      {"ignored", engine.ignored}, {"duplicate", engine.duplicates}, {"unroutable", counters.unroutable},
-      {"no_route", counters.no_route}, {"receive_queue_overflow", counters.receive_queue_overflow},
-      {"store_down", counters.replies_dropped_store_down}};
-  for (const auto& [reason, value] : dropped) {
-    out.sample("landlord_packets_dropped_total", fmt::format("reason=\"{}\"", reason), static_cast<double>(value));
-  }
-  out.family("landlord_admission_refused_total", "counter",
-             "Requests dropped by the pool starvation defences before the engine saw them, by reason: a "
-             "request for a new address over its client's, relay's or circuit's rate (client_rate, "
-             "relay_rate, circuit_rate), with its relay, circuit-id, remote-id, MAC prefix or direct "
-             "sending host at its lease cap (relay_leases, circuit_leases, remote_leases, mac_prefix_leases, "
-             "source_leases) or its source at its outstanding offers (source_offers); a direct broadcast "
-             "whose chaddr is not the frame's source address (chaddr_mismatch); a DISCOVER that waited longer than discover-max-wait "
-             "(discover_shed).");
-  for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
-    out.sample("landlord_admission_refused_total",
-               fmt::format("reason=\"{}\"", engine::to_string(static_cast<engine::Refusal>(i))),
-               static_cast<double>(counters.admission_refused[i]));
-  }
-  out.sample("landlord_admission_refused_total", "reason=\"chaddr_mismatch\"",
-             static_cast<double>(counters.chaddr_mismatch));
-  out.sample("landlord_admission_refused_total", "reason=\"discover_shed\"",
-             static_cast<double>(counters.discover_shed));
-  out.single("landlord_admission_frames_unseen_total", "counter",
-             "Direct broadcast requests whose Ethernet frame the server did not see: their chaddr was not "
-             "checked (admission.verify-chaddr).",
-             static_cast<double>(counters.frames_unseen));
-  out.single("landlord_pool_exhausted_total", "counter", "DISCOVERs with no free address.",
-             static_cast<double>(engine.pool_exhausted));
-  out.single("landlord_offer_ping_conflicts_total", "counter",
-             "Addresses about to be offered that answered an ICMP echo (offer-ping): declined, not offered.",
-             static_cast<double>(engine.conflicts));
-  out.single("landlord_discovers_left_to_peers_total", "counter",
-             "DISCOVERs not answered: in another peer's RFC 3074 hash buckets (peers.servers).",
-             static_cast<double>(engine.left_to_peers));
-  out.family("landlord_reboots_left_to_peers_total", "counter",
-             "INIT-REBOOTs not answered (peers.servers), by reason: the lease is another peer's token "
-             "(peer_holds_lease), or no lease of the client is known here and the client is another "
-             "peer's (peer_owns_client). Answered by any peer once the client has tried for "
-             "answer-all-after.");
-  out.sample("landlord_reboots_left_to_peers_total", "reason=\"peer_holds_lease\"",
-             static_cast<double>(engine.reboots_left_to_holder));
-  out.sample("landlord_reboots_left_to_peers_total", "reason=\"peer_owns_client\"",
-             static_cast<double>(engine.reboots_left_to_owner));
-  out.single("landlord_offer_ping_skipped_total", "counter",
-             "OFFERs sent without their offer-ping: too many probes at once, or the echo could not be sent.",
-             static_cast<double>(counters.offer_ping_skipped));
-  out.single("landlord_leases_shortened_total", "counter",
-             "New leases granted a pool's shorter adaptive lease time (lease: {shrink-above, to}).",
-             static_cast<double>(engine.shortened_leases));
+  render_rows(out, CounterReading{daemon.engine().counters(), counters});
 
   // Per subnet: the allocator's classes and the lease table's states and phases.
   const auto& subnets = daemon.config().subnets;
@@ -266,71 +205,6 @@ std::string render_metrics(Daemon& daemon, const Metrics& metrics, const Transpo
     }
   }
 
-  out.single("landlord_store_healthy", "gauge", "1 while the lease store accepts writes.",
-             counters.store_healthy ? 1 : 0);
-  out.single("landlord_store_view_current", "gauge",
-             "1 while this server's view of a shared store is current (its last poll worked).",
-             counters.view_current ? 1 : 0);
-  out.single("landlord_store_view_sync_failures_total", "counter",
-             "Failed polls of a shared store's changes.", static_cast<double>(counters.view_sync_failures));
-  out.single("landlord_store_view_records_learned_total", "counter",
-             "Records other servers wrote that changed this server's view.",
-             static_cast<double>(counters.view_records_learned));
-  out.single("landlord_dropped_view_stale_total", "counter",
-             "Requests not answered while the view of a shared store was not current.",
-             static_cast<double>(counters.dropped_view_stale));
-  out.single("landlord_store_clock_offset_seconds", "gauge",
-             "This server's clock minus the shared store's, at the last reading (0 without one).",
-             counters.clock_offset_seconds);
-  out.single("landlord_store_clock_agrees", "gauge",
-             "1 while this server's clock is within store.max-clock-skew of the shared store's (0 before the first reading).",
-             counters.clock_agrees ? 1 : 0);
-  out.single("landlord_dropped_clock_skew_total", "counter",
-             "Requests not answered while this server's clock disagreed with the shared store's, or before the first reading.",
-             static_cast<double>(counters.dropped_clock_skew));
-  out.single("landlord_store_backlog_records", "gauge", "Records waiting for a failing store.",
-             static_cast<double>(counters.commit_backlog));
-  out.single("landlord_store_commits_total", "counter", "Store transactions (one fsync each).",
-             static_cast<double>(counters.commits));
-  out.single("landlord_store_records_written_total", "counter", "Lease records made durable.",
-             static_cast<double>(counters.records_written));
-  out.single("landlord_store_failures_total", "counter", "Failed store transactions.",
-             static_cast<double>(counters.store_failures));
-  out.family("landlord_store_commit_failures_total", "counter",
-             "Failed store transactions by the store's reason: the disk is full (full), the file or its "
-             "file system refuses writes (read_only), another process holds the lock (locked), an I/O "
-             "error or the file gone (io), corrupt, foreign, other.");
-  const auto by_reason = [&out](const char* family, const auto& by_kind) {
-    for (const auto& [reason, value] : by_kind) {
-      std::string name = reason;
-      std::replace(name.begin(), name.end(), '-', '_');  // "read-only" as a label value like the others
-      out.sample(family, fmt::format("reason=\"{}\"", name), static_cast<double>(value));
-    }
-  };
-  by_reason("landlord_store_commit_failures_total", counters.store_failures_by_reason);
-  out.single("landlord_store_down_renewals_answered_total", "counter",
-             "Renewals and rebinds ACKed while the store refused writes: not extended, the lease time "
-             "cut to what remains of the lease the store holds (no write).",
-             static_cast<double>(counters.answered_from_durable));
-  out.single("landlord_store_down_reboots_answered_total", "counter",
-             "INIT-REBOOTs of a client's own bound lease on its link ACKed while the store refused "
-             "writes: the lease time cut to what remains of the lease the store holds (no write).",
-             static_cast<double>(counters.reboots_answered_from_durable));
-  out.family("landlord_store_checkpoint_failures_total", "counter",
-             "Failed WAL checkpoints (SQLite) by the store's reason, while commits may still succeed: "
-             "nothing is lost, but the WAL grows until a checkpoint works.");
-  by_reason("landlord_store_checkpoint_failures_total", counters.checkpoint_failures_by_reason);
-  out.single("landlord_store_reopened_total", "counter",
-             "Times the store was opened again (and found to be the same store) after it closed its "
-             "files for a file system that turned read-only.",
-             static_cast<double>(counters.store_reopened));
-  out.single("landlord_store_commit_queue_full_total", "counter",
-             "Batches of records the store's commit queue could not take (full: records came faster "
-             "than the store commits them; the store is not failing). Their replies were not sent; "
-             "the records wait and are retried.",
-             static_cast<double>(counters.commit_queue_full));
-  out.single("landlord_store_stale_refusals_total", "counter",
-             "Writes the store refused for a stale fencing token.", static_cast<double>(counters.stale_refusals));
   out.histogram("landlord_request_to_ack_seconds",
                 "From a REQUEST's arrival to its ACK leaving, the commit included.",
                 metrics.request_to_ack_seconds);

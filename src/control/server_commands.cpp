@@ -15,6 +15,7 @@
 #include "landlord/base/hex.hpp"
 #include "landlord/config/loader.hpp"
 #include "landlord/config/values.hpp"
+#include "landlord/control/counter_table.hpp"
 #include "landlord/control/metrics.hpp"
 
 namespace landlord::control::handlers {
@@ -103,29 +104,15 @@ std::string timestamp(TimePoint now) {
 
 Json statistics_answer(Daemon& daemon, const TableCounts& table) {
   const std::string stamp = timestamp(daemon.now());
-  const engine::Counters& engine = daemon.engine().counters();
   const DaemonCounters counters = daemon.counters();
   Json statistics = Json::object();
   const auto set = [&](const std::string& name, std::uint64_t value) {
     statistics[name] = Json::array({Json::array({value, stamp})});
   };
-  set("pkt4-received", counters.packets_received);
-  set("pkt4-discover-received", engine.discovers);
-  set("pkt4-request-received", engine.requests);
-  set("pkt4-decline-received", engine.declines);
-  set("pkt4-release-received", engine.releases);
-  set("pkt4-inform-received", engine.informs);
-  set("pkt4-parse-failed", counters.malformed);
-  set("pkt4-receive-drop",
-      counters.malformed + counters.oversized + engine.ignored + counters.receive_queue_overflow);
-  set("pkt4-receive-queue-overflow", counters.receive_queue_overflow);
-  set("pkt4-no-route", counters.no_route);
-  set("pkt4-offer-sent", engine.offers);
-  set("pkt4-ack-sent", engine.grants + engine.renewals + engine.rebinds + engine.informs);
-  set("pkt4-nak-sent", engine.naks);
-  set("v4-allocation-fail", engine.pool_exhausted);
-  set("reclaimed-leases", engine.expirations);
-  set("leases-shortened", engine.shortened_leases);
+  const CounterReading reading{daemon.engine().counters(), counters};
+  for (const CounterRow& row : counter_table()) {
+    if (!row.statistic.empty()) set(row.statistic, row.count(reading));
+  }
   std::uint64_t declined = 0;
   for (const auto& usage : table.usage) {
     const std::string prefix = "subnet[" + std::to_string(usage.subnet_id) + "].";

@@ -1,9 +1,10 @@
 #include "daemon_counters.hpp"
 
 #include <algorithm>
-#include <string>
 
 #include <spdlog/spdlog.h>
+
+#include "landlord/control/counter_table.hpp"
 
 namespace landlord::server {
 
@@ -18,6 +19,7 @@ control::DaemonCounters gather(const CounterSources& sources) {
   counters.offer_ping_skipped = sources.receive.offer_ping_skipped;
   counters.oversized = sources.receive.oversized;
   counters.commits = sources.queue.commits;  // transactions (fsyncs)
+  counters.last_batch_records = sources.queue.last_batch_records;
   counters.records_written = commits.records_written;
   counters.stale_refusals = commits.stale_refusals;
   counters.store_failures = commits.store_failures;
@@ -39,6 +41,7 @@ control::DaemonCounters gather(const CounterSources& sources) {
   counters.clock_agrees = sources.clock_agrees;
   counters.clock_offset_seconds = sources.clock_offset_seconds;
   counters.dropped_clock_skew = sources.dropped_clock_skew;
+  counters.admitted = sources.admission.admitted;
   std::copy(std::begin(sources.admission.refused), std::end(sources.admission.refused),
             counters.admission_refused.begin());
   counters.chaddr_mismatch = sources.chaddr_mismatch;
@@ -52,25 +55,11 @@ control::DaemonCounters gather(const CounterSources& sources) {
 }
 
 void log_counters(const CounterSources& sources) {
-  const engine::Counters& engine = sources.engine.counters();
   const control::DaemonCounters daemon = gather(sources);
-  spdlog::info(
-      "counters: discovers={} offers={} requests={} grants={} renewals={} rebinds={} naks={} "
-      "declines={} releases={} informs={} expirations={} ignored={} duplicates={} pool_exhausted={} "
-      "malformed={} unroutable={} no_route={} receive_queue_overflow={} commits={} last_batch={} records_written={} "
-      "stale_refusals={} store_failures={} dropped_store_down={}",
-      engine.discovers, engine.offers, engine.requests, engine.grants, engine.renewals, engine.rebinds, engine.naks,
-      engine.declines, engine.releases, engine.informs, engine.expirations, engine.ignored, engine.duplicates,
-      engine.pool_exhausted, daemon.malformed, daemon.unroutable, daemon.no_route, daemon.receive_queue_overflow,
-      daemon.commits, sources.queue.last_batch_records, daemon.records_written, daemon.stale_refusals,
-      daemon.store_failures, daemon.replies_dropped_store_down);
-  std::string refused;
-  for (std::size_t i = 0; i < engine::kRefusalKinds; ++i) {
-    refused += fmt::format(" {}={}", engine::to_string(static_cast<engine::Refusal>(i)), daemon.admission_refused[i]);
+  const control::CounterReading reading{sources.engine.counters(), daemon};
+  for (const control::LogLine line : {control::LogLine::Counters, control::LogLine::Admission}) {
+    spdlog::info("{}", control::counter_log_line(line, reading));
   }
-  spdlog::info("admission: admitted={}{} chaddr_mismatch={} discover_shed={} frames_unseen={}",
-               sources.admission.admitted, refused, daemon.chaddr_mismatch, daemon.discover_shed,
-               daemon.frames_unseen);
 }
 
 }  // namespace landlord::server

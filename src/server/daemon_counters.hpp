@@ -1,10 +1,10 @@
 #pragma once
 // The daemon's counters in one place. Each is counted where it happens (the engine, the
 // durability machine, the store's queue, the admission gate, the reply sender, the shared view,
-// the socket, the server's receive path); gather() names each of them once, by name, into
-// control::DaemonCounters — the one record the metrics (control/metrics.cpp), the control API
-// (statistic-get-all, status) and the log line (log_counters) all read. A new daemon counter: a
-// field of control::DaemonCounters, its line in gather(), and where it is shown.
+// the socket, the server's receive path); gather() copies each of them once into
+// control::DaemonCounters. How each is shown (metrics, statistic-get-all, the log line) is its
+// row in control/counter_table.hpp. A new daemon counter: a field of control::DaemonCounters,
+// its line in gather(), its row in the table.
 #include <cstdint>
 
 #include "landlord/control/daemon.hpp"
@@ -42,7 +42,7 @@ struct CounterSources {
 
 control::DaemonCounters gather(const CounterSources& sources);
 
-// SIGUSR1 and the end of a drain: two info lines, every counter by its log name.
+// SIGUSR1 and the end of a drain: the table's two info lines, every counter by its log name.
 void log_counters(const CounterSources& sources);
 
 }  // namespace landlord::server

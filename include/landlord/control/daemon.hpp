@@ -17,7 +17,8 @@
 
 namespace landlord::control {
 
-// The daemon's own counters, beside the engine's (engine::Counters).
+// The daemon's own counters, beside the engine's (engine::Counters); each is shown through its
+// row in control/counter_table.hpp.
 struct DaemonCounters {
   std::uint64_t packets_received = 0;  // datagrams read from the socket
   std::uint64_t malformed = 0;         // dropped: not a DHCP message
@@ -27,6 +28,7 @@ struct DaemonCounters {
   std::uint64_t offer_ping_skipped = 0;      // OFFERs sent unprobed: too many probes at once, send failed
   std::uint64_t oversized = 0;         // dropped: larger than the receive buffer
   std::uint64_t commits = 0;           // store transactions (fsyncs)
+  std::uint64_t last_batch_records = 0;  // records in the latest transaction
   std::uint64_t records_written = 0;
   std::uint64_t stale_refusals = 0;    // writes the store refused for a stale fencing token
   std::uint64_t store_failures = 0;    // failed transactions
@@ -49,6 +51,7 @@ struct DaemonCounters {
   // Pool starvation defences (engine/admission.hpp): requests refused a new address, by
   // engine::Refusal; direct requests whose chaddr was not their frame's source; DISCOVERs shed
   // for waiting too long; direct broadcasts whose frame was not seen (chaddr unchecked).
+  std::uint64_t admitted = 0;  // requests for a new address the engine's limits let through
   std::array<std::uint64_t, engine::kRefusalKinds> admission_refused{};
   std::uint64_t chaddr_mismatch = 0, discover_shed = 0, frames_unseen = 0;
   // store_failures by the store's reason (its StoreError kind: "full", "read-only", "locked",

@@ -46,6 +46,7 @@ class FakeDaemon final : public Daemon {
   engine::Engine& engine() override { return engine_; }
   TimePoint now() const override { return now_; }
   DaemonCounters counters() const override {
+    if (counters_given) return *counters_given;
     DaemonCounters counters;
     counters.store_healthy = store_up;
     counters.packets_received = 42;
@@ -59,6 +60,7 @@ class FakeDaemon final : public Daemon {
     counters.commit_queue_full = 8;
     return counters;
   }
+  std::optional<DaemonCounters> counters_given;  // instead of the few counters above
   TimePoint started_at() const override { return time_from_unix_ms(1'700'000'000'000); }
   TimePoint reloaded_at() const override { return started_at(); }
 

@@ -174,8 +174,10 @@ TEST(DaemonCounters, GatheredByNameFromWhereTheyAreCounted) {
   receive.offer_ping_skipped = 4;
   store::CommitQueueCounters queue;
   queue.commits = 7;
+  queue.last_batch_records = 20;
   engine::AdmissionCounters admission;
   admission.refused[1] = 5;
+  admission.admitted = 21;
   const CounterSources sources{.engine = engine, .machine = machine, .queue = queue, .store_health = {},
                                .receive = receive, .unroutable = 11, .no_route = 12,
                                .receive_queue_overflow = 13, .view_current = false, .view_sync_failures = 14,
@@ -188,6 +190,8 @@ TEST(DaemonCounters, GatheredByNameFromWhereTheyAreCounted) {
   EXPECT_EQ(counters.oversized, 3u);
   EXPECT_EQ(counters.offer_ping_skipped, 4u);
   EXPECT_EQ(counters.commits, 7u);
+  EXPECT_EQ(counters.last_batch_records, 20u);
+  EXPECT_EQ(counters.admitted, 21u);
   EXPECT_EQ(counters.unroutable, 11u);
   EXPECT_EQ(counters.no_route, 12u);
   EXPECT_EQ(counters.receive_queue_overflow, 13u);
