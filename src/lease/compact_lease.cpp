@@ -7,6 +7,8 @@
 namespace landlord::lease {
 namespace {
 
+static_assert(static_cast<unsigned>(DnsState::Failed) < 8, "LeaseExtra::dns keeps the state in 3 bits");
+
 bool whole_seconds_u32(Duration duration) {
   const auto ms = duration.count();
   return ms >= 0 && ms % 1000 == 0 && ms / 1000 <= std::numeric_limits<std::uint32_t>::max();
@@ -57,7 +59,9 @@ CompactLease encode(Lease lease, LeaseExtra& extra) {
   if (lease.hardware.length() > CompactLease::kInlineChaddr ||
       lease.client_id.raw().size() > std::numeric_limits<std::uint8_t>::max() ||
       !whole_seconds_u32(lease.renew_time) || !whole_seconds_u32(lease.rebind_time) ||
-      lease.classes.size() > std::numeric_limits<std::uint16_t>::max()) {
+      lease.classes.size() > std::numeric_limits<std::uint16_t>::max() ||
+      lease.fqdn.size() > std::numeric_limits<std::uint8_t>::max() ||
+      lease.relay_agent_info.size() > std::numeric_limits<std::uint8_t>::max()) {
     return kept_whole(std::move(lease), extra);
   }
   CompactLease record;
@@ -91,8 +95,14 @@ CompactLease encode(Lease lease, LeaseExtra& extra) {
   } else {
     extra.text += lease.hostname;
   }
+  extra.text += lease.fqdn;
+  extra.fqdn_size = static_cast<std::uint8_t>(lease.fqdn.size());
+  extra.text += lease.relay_agent_info;
+  extra.relay_agent_info_size = static_cast<std::uint8_t>(lease.relay_agent_info.size());
   extra.text += lease.classes;
   extra.classes_size = static_cast<std::uint16_t>(lease.classes.size());
+  extra.dns = static_cast<std::uint8_t>((lease.dns_sides.forward ? 1 : 0) | (lease.dns_sides.reverse ? 2 : 0) |
+                                        static_cast<unsigned>(lease.dns_state) << 2);
   return record;
 }
 
@@ -105,7 +115,11 @@ Lease decode(const CompactLease& record, const LeaseExtra* extra) {
   if (record.keyed) lease.client = ClientKey::from(lease.client_id, lease.hardware);
   if (extra != nullptr) {
     lease.hostname = extra->hostname();
+    lease.fqdn = extra->fqdn();
+    lease.relay_agent_info = extra->relay_agent_info();
     lease.classes = extra->classes();
+    lease.dns_sides = extra->dns_sides();
+    lease.dns_state = extra->dns_state();
   }
   lease.state = record.state;
   lease.last_extension = record.last_extension;

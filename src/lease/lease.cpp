@@ -30,6 +30,22 @@ std::string_view to_string(Extension extension) {
   return "unknown";
 }
 
+std::string_view to_string(DnsState state) {
+  switch (state) {
+    case DnsState::None:
+      return "none";
+    case DnsState::Pending:
+      return "pending";
+    case DnsState::Done:
+      return "done";
+    case DnsState::Conflict:
+      return "conflict";
+    case DnsState::Failed:
+      return "failed";
+  }
+  return "unknown";
+}
+
 std::string_view to_string(Phase phase) {
   switch (phase) {
     case Phase::Bound:

@@ -8,9 +8,10 @@
 //     (or empty once a decline hold ends), so it is derived, not stored;
 //   - option 61 is usually htype + chaddr ("01" + MAC), so it is derived from the hardware
 //     address as well; any other client id goes to the record's LeaseExtra;
-//   - a hostname (a minority of clients) and the client classes (only where classes are
-//     configured) live in the LeaseExtra too.
-// A lease that does not fit these forms (chaddr longer than 6 bytes, option 61 longer than 255,
+//   - a hostname (a minority of clients), the name put in DNS, option 82 (relayed clients) and
+//     the client classes (only where classes are configured) live in the LeaseExtra too.
+// A lease that does not fit these forms (chaddr longer than 6 bytes, option 61, fqdn or
+// option 82 longer than 255,
 // a key not derived from id and chaddr, T1/T2 that are not whole seconds) is kept whole in its
 // LeaseExtra, so every Lease round-trips exactly.
 #include <array>
@@ -32,20 +33,35 @@ enum class ClientIdForm : std::uint8_t {
 
 // What a record keeps out of line (48 bytes). A record points at one only when it needs it.
 struct LeaseExtra {
-  // Option 61 when the record's client_id_form is InExtra, then the hostname, then the class
-  // names: one string, so a short hostname costs no allocation and a record pays for one
-  // string, not three.
+  // Option 61 when the record's client_id_form is InExtra, then the hostname, the fqdn, option
+  // 82 and the class names: one string, so a short hostname costs no allocation and a record
+  // pays for one string, not five.
   std::string text;
   std::uint8_t client_id_size = 0;  // option 61 is at most 255 bytes (longer: kept whole)
+  std::uint8_t fqdn_size = 0;       // a DNS name is at most 253 (longer: kept whole)
   std::uint16_t classes_size = 0;   // longer class lists keep the lease whole
+  std::uint8_t relay_agent_info_size = 0;  // option 82 is at most 255 (longer: kept whole)
+  // Bits 0 and 1: DnsSides forward and reverse; bits 2-4: DnsState. In the padding: free.
+  std::uint8_t dns = 0;
   std::unique_ptr<Lease> whole;     // the lease as is, when it has no compact form
 
   std::string_view client_id() const { return std::string_view(text).substr(0, client_id_size); }
   std::string_view hostname() const {
-    return std::string_view(text).substr(client_id_size, text.size() - client_id_size - classes_size);
+    return std::string_view(text).substr(
+        client_id_size, text.size() - client_id_size - fqdn_size - relay_agent_info_size - classes_size);
+  }
+  std::string_view fqdn() const {
+    return std::string_view(text).substr(text.size() - classes_size - relay_agent_info_size - fqdn_size,
+                                         fqdn_size);
+  }
+  std::string_view relay_agent_info() const {
+    return std::string_view(text).substr(text.size() - classes_size - relay_agent_info_size,
+                                         relay_agent_info_size);
   }
   std::string_view classes() const { return std::string_view(text).substr(text.size() - classes_size); }
-  bool empty() const { return text.empty() && whole == nullptr; }
+  DnsSides dns_sides() const { return {(dns & 1) != 0, (dns & 2) != 0}; }
+  DnsState dns_state() const { return static_cast<DnsState>(dns >> 2); }
+  bool empty() const { return text.empty() && dns == 0 && whole == nullptr; }
 };
 
 // 56 bytes. Each field is as wide as the values it must hold exactly. A record kept whole sets
@@ -80,7 +96,7 @@ struct CompactLease {
   bool has_extra() const { return extra != kNoExtra; }
 };
 static_assert(sizeof(CompactLease) == 56, "see the field widths above");
-static_assert(sizeof(LeaseExtra) <= 48, "one string and a pointer");
+static_assert(sizeof(LeaseExtra) == 48, "one string and a pointer; the sizes fill padding");
 
 // `lease` in compact form; whatever does not fit inline is moved into `extra` (left empty when
 // nothing needs it). The record's `extra` index is the caller's to set.

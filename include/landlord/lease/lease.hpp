@@ -25,6 +25,21 @@ std::string_view to_string(Extension extension);
 enum class Phase : std::uint8_t { Bound, PastT1, PastT2, Expired };
 std::string_view to_string(Phase phase);
 
+// The DNS records the server keeps for a lease (Kea's fqdn-fwd / fqdn-rev): forward is A and
+// DHCID at the lease's fqdn, reverse is PTR and DHCID in the address's reverse zone.
+struct DnsSides {
+  bool forward = false;
+  bool reverse = false;
+  bool any() const { return forward || reverse; }
+  bool operator==(const DnsSides&) const = default;
+};
+
+// Whether DNS holds what the lease's state implies (its records while Bound, none once
+// Released, Expired or Declined): Done once confirmed, Pending until then. Stored with the
+// lease, so the work left after a restart is read from the store, not from a queue.
+enum class DnsState : std::uint8_t { None, Pending, Done, Conflict, Failed };
+std::string_view to_string(DnsState state);  // "none", "pending", "done", "conflict", "failed"
+
 // Every grant of an address to a new holder increments that address's token; extensions keep
 // it. The store refuses a write whose token is older than the one it holds.
 using FencingToken = std::uint64_t;
@@ -39,6 +54,15 @@ struct Lease {
   // '-', '_'), comma-separated, in config order; empty for none. A renewal that lacks the facts
   // a class matched on (option 82 of a unicast renewal) keeps them (engine/lease_classes.hpp).
   std::string classes;
+  // The name the server puts in DNS for this lease: lowercase, no trailing dot, at most 253
+  // bytes; empty for none. Kept apart from `hostname` (what the client sent), so the records
+  // can be removed by the name they were added under.
+  std::string fqdn;
+  DnsSides dns_sides;                  // which records the server maintains for `fqdn`
+  DnsState dns_state = DnsState::None;
+  // Option 82 as received with the grant (its sub-options' bytes, at most 255); empty for none.
+  // Leasequery answers with it and bulk leasequery finds leases by its remote-id / relay-id.
+  std::string relay_agent_info;
   LeaseState state = LeaseState::Offered;
   Extension last_extension = Extension::None;
   std::uint32_t subnet_id = 0;

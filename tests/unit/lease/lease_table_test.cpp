@@ -179,6 +179,10 @@ void expect_same(const Lease& got, const Lease& want) {
   EXPECT_EQ(got.client_id, want.client_id);
   EXPECT_EQ(got.hostname, want.hostname);
   EXPECT_EQ(got.classes, want.classes);
+  EXPECT_EQ(got.fqdn, want.fqdn);
+  EXPECT_EQ(got.dns_sides, want.dns_sides);
+  EXPECT_EQ(got.dns_state, want.dns_state);
+  EXPECT_EQ(got.relay_agent_info, want.relay_agent_info);
   EXPECT_EQ(got.state, want.state);
   EXPECT_EQ(got.last_extension, want.last_extension);
   EXPECT_EQ(got.subnet_id, want.subnet_id);
@@ -271,6 +275,22 @@ TEST(LeaseTable, HandsBackEveryFieldOfEveryKindOfLease) {
   leases.back().client = client(98);
   leases.back().hostname = "whole";
   leases.back().classes = "a,b";
+  leases.push_back(typical_lease(19));  // a name in DNS, option 82, hostname and classes
+  leases.back().hostname = "laptop";
+  leases.back().fqdn = "laptop.lab.example";
+  leases.back().dns_sides = {true, true};
+  leases.back().dns_state = DnsState::Done;
+  leases.back().relay_agent_info = std::string("\x01\x04port\x02\x03sw1", 11);
+  leases.back().classes = "phones";
+  leases.push_back(typical_lease(20));  // DNS work pending for a name, nothing else
+  leases.back().fqdn = "x.example";
+  leases.back().dns_sides = {true, false};
+  leases.back().dns_state = DnsState::Pending;
+  leases.push_back(typical_lease(21));  // a name longer than DNS allows: kept whole
+  leases.back().fqdn = std::string(256, 'n');
+  leases.back().dns_state = DnsState::Failed;
+  leases.push_back(typical_lease(22));  // option 82 longer than one option: kept whole
+  leases.back().relay_agent_info = std::string(256, '\x01');
   leases.push_back(typical_lease(13));  // negative times
   leases.back().granted_at = time_from_unix_ms(-5);
   leases.back().lease_time = Duration{-7};
