@@ -41,6 +41,7 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   config.events = detail::read_events(reader, top.find("events"));
   config.log = detail::read_log(reader, top.find("log"));
   config.peers = detail::read_peers(reader, top.find("peers"), config.server, config.store);
+  config.ddns = detail::read_ddns(reader, top.find("ddns"));
 
   const auto lease = detail::read_lease(reader, top.find("lease"), start, LeaseTimes{});
   detail::check_lease(reader, lease, "");
@@ -52,7 +53,7 @@ Config read_config(detail::Reader& reader, const YAML::Node& root) {
   if (const auto* classes = top.find("classes")) config.classes = detail::read_classes(reader, *classes, config.lease);
 
   if (const auto* subnets = top.find("subnets")) {
-    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.classes, config.server, config.peers});
+    config.subnets = detail::read_subnets(reader, *subnets, {config.lease, default_options, config.classes, config.server, config.peers, config.ddns});
   } else {
     reader.error(start, "missing required key 'subnets'");
   }
@@ -108,45 +109,55 @@ Expected<Config, std::vector<ConfigError>> load_string(std::string_view yaml,
   return config;
 }
 
-Expected<Config, std::vector<ConfigError>> load_regular_file(const std::string& path, bool follow_symlink) {
-  const auto failure = [&](std::string message) {
-    return unexpected(std::vector<ConfigError>{{path, 0, 0, std::move(message)}});
+namespace detail {
+
+Expected<std::string, std::string> read_regular_file(const std::string& path, bool follow_symlink,
+                                                     std::size_t max_bytes, std::string_view what) {
+  const auto too_big = [&](std::uint64_t size) {
+    return unexpected("the file is " + std::to_string(size) + " bytes, more than " + std::string{what} +
+                      " may be (" + std::to_string(max_bytes) + ")");
   };
   const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (follow_symlink ? 0 : O_NOFOLLOW);
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) {
     const int cause = errno;
-    if (cause == ELOOP && !follow_symlink) return failure("is a symbolic link; name the file itself");
-    if (cause == EACCES) return failure("cannot be read: permission denied");
-    return failure(std::string{"cannot open: "} + std::strerror(cause));
+    if (cause == ELOOP && !follow_symlink) return unexpected(std::string{"is a symbolic link; name the file itself"});
+    if (cause == EACCES) return unexpected(std::string{"cannot be read: permission denied"});
+    return unexpected(std::string{"cannot open: "} + std::strerror(cause));
   }
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat status{};
-  if (::fstat(fd, &status) != 0) return failure(std::string{"cannot read: "} + std::strerror(errno));
-  if (S_ISDIR(status.st_mode)) return failure("is a directory, not a config file");
-  if (!S_ISREG(status.st_mode)) return failure("is not a regular file");
-  if (static_cast<std::uint64_t>(status.st_size) > detail::kMaxFileBytes) {
-    return failure(too_large(static_cast<std::uint64_t>(status.st_size)));
-  }
+  if (::fstat(fd, &status) != 0) return unexpected(std::string{"cannot read: "} + std::strerror(errno));
+  if (S_ISDIR(status.st_mode)) return unexpected("is a directory, not " + std::string{what});
+  if (!S_ISREG(status.st_mode)) return unexpected(std::string{"is not a regular file"});
+  if (static_cast<std::uint64_t>(status.st_size) > max_bytes) return too_big(static_cast<std::uint64_t>(status.st_size));
   // Read to the end, but never past the cap: the file may grow while it is read.
   std::string contents(static_cast<std::size_t>(status.st_size), '\0');
   std::size_t have = 0;
   for (;;) {
     if (have == contents.size()) {
-      if (contents.size() > detail::kMaxFileBytes) return failure(too_large(contents.size()));
-      contents.resize(std::min(contents.size() + 65536, detail::kMaxFileBytes + 1));
+      if (contents.size() > max_bytes) return too_big(contents.size());
+      contents.resize(std::min(contents.size() + 65536, max_bytes + 1));
     }
     const ssize_t got = ::read(fd, contents.data() + have, contents.size() - have);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return failure(std::string{"cannot read: "} + std::strerror(errno));
+    if (got < 0) return unexpected(std::string{"cannot read: "} + std::strerror(errno));
     if (got == 0) break;
     have += static_cast<std::size_t>(got);
   }
   contents.resize(have);
-  return load_string(contents, path);
+  return contents;
+}
+
+}  // namespace detail
+
+Expected<Config, std::vector<ConfigError>> load_regular_file(const std::string& path, bool follow_symlink) {
+  auto contents = detail::read_regular_file(path, follow_symlink, detail::kMaxFileBytes, "a config file");
+  if (!contents) return unexpected(std::vector<ConfigError>{{path, 0, 0, std::move(contents.error())}});
+  return load_string(*contents, path);
 }
 
 Expected<Config, std::vector<ConfigError>> load_file(const std::string& path) {

@@ -73,6 +73,17 @@ LogSection read_log(Reader& reader, const Field* field);
 PeersSection read_peers(Reader& reader, const Field* field, const ServerSection& server,
                         const StoreSection& store);
 
+// `ddns:` (ddns.cpp): the updater's settings with the TSIG key read from `key-file`; and a
+// subnet's `ddns:` map (whether its clients' names go to DNS).
+DdnsSection read_ddns(Reader& reader, const Field* field);
+bool read_subnet_ddns(Reader& reader, const Field& field);
+
+// A file someone names (a config-test's config, a key file): only a regular file, opened without
+// blocking, close-on-exec, not through a symbolic link unless `follow_symlink`, at most
+// `max_bytes`. The error says why, never what the file holds; `what` names the kind ("a key file").
+Expected<std::string, std::string> read_regular_file(const std::string& path, bool follow_symlink,
+                                                     std::size_t max_bytes, std::string_view what);
+
 // An interface name as the kernel takes it: 1-15 bytes, no '/', ':' or whitespace.
 bool is_interface_name(std::string_view name);
 // A login name as useradd takes it: 1-32 bytes, not starting with '-', no ':', '/' or spaces.
@@ -84,6 +95,7 @@ struct SubnetDefaults {
   const std::vector<ClientClass>& classes;
   const ServerSection& server;
   const PeersSection& peers;
+  const DdnsSection& ddns;
 };
 // Every subnet with its own checks, then the checks across subnets (overlaps, relays).
 std::vector<Subnet> read_subnets(Reader& reader, const Field& field, const SubnetDefaults& defaults);

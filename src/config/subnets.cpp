@@ -159,6 +159,12 @@ class SubnetsReader {
     if (const auto* ping = section.find("offer-ping")) read_offer_ping(*ping, index);
     if (const auto* primary = section.find("primary")) read_primary(*primary, index);
     if (const auto* admission = section.find("admission")) subnet.admission = read_admission(reader_, *admission);
+    if (const auto* ddns = section.find("ddns")) {
+      subnet.ddns = read_subnet_ddns(reader_, *ddns);
+      if (!defaults_.ddns.enabled) {
+        reader_.error(ddns->key.Mark(), "'ddns' in " + label(index) + " needs the top-level 'ddns' section (the DNS server and zones)");
+      }
+    }
 
     ScopeOptions own;
     if (const auto* options = section.find("options")) own = read_options(reader_, *options);

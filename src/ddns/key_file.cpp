@@ -5,6 +5,7 @@
 //   };
 // A small tokenizer (words, quoted strings, braces, semicolons; #, // and /* */ comments) and a
 // parser for that one statement, repeated. Everything else is an error with its line.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -88,6 +89,18 @@ class Tokenizer {
   std::string error_;
 };
 
+
+// A word of the file, quoted in an error only when it looks like a keyword: the file named may
+// be anyone's (a config-test of a config naming /etc/shadow), so nothing like a secret or a
+// hash is ever echoed.
+std::string shown(std::string_view word) {
+  const bool keyword = !word.empty() && word.size() <= 32 &&
+                       std::all_of(word.begin(), word.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+                       });
+  return keyword ? "'" + std::string(word) + "'" : std::string("a word that is not one");
+}
+
 }  // namespace
 
 Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text,
@@ -101,7 +114,7 @@ Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text
     const Token token = tokens.next();
     if (token.kind == Token::kPunct && token.text == punct) return std::nullopt;
     return std::string(source) + ":" + std::to_string(token.line) + ": expected '" + punct +
-           "' after " + after;
+           "' after " + after;  // `after` is a keyword (shown) or one of ours
   };
   constexpr std::size_t kMaxKeys = 1024;
   while (true) {
@@ -109,7 +122,7 @@ Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text
     if (!tokens.error().empty()) return fail(tokens.line(), tokens.error());
     if (token.kind == Token::kEnd) break;
     if (token.kind != Token::kWord || token.text != "key") {
-      return fail(token.line, "expected a key statement, found '" + token.text.substr(0, 32) + "'");
+      return fail(token.line, "expected a key statement, found " + shown(token.text));
     }
     if (keys.size() == kMaxKeys) return fail(token.line, "more than 1024 keys");
     const Token name_token = tokens.next();
@@ -117,7 +130,7 @@ Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text
       return fail(name_token.line, "expected the key's name");
     }
     auto name = Name::from_text(name_token.text);
-    if (!name) return fail(name_token.line, "key name: " + name.error());
+    if (!name) return fail(name_token.line, "the key's name is not a DNS name");
     if (auto error = expect_punct("{", "the key's name")) return unexpected(*error);
     TsigKey key{std::move(*name), TsigAlgorithm::kHmacSha256, {}};
     bool have_algorithm = false, have_secret = false;
@@ -128,13 +141,13 @@ Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text
       if (field.kind != Token::kWord) return fail(field.line, "expected algorithm, secret or '}'");
       const Token value = tokens.next();
       if (value.kind != Token::kWord && value.kind != Token::kString) {
-        return fail(value.line, "expected a value after '" + field.text + "'");
+        return fail(value.line, "expected a value after " + shown(field.text));
       }
       if (field.text == "algorithm") {
         const auto algorithm = tsig_algorithm_from_text(value.text);
         if (!algorithm) {
-          return fail(value.line, "unknown algorithm '" + value.text.substr(0, 32) +
-                                      "' (hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, "
+          return fail(value.line, "unknown algorithm " + shown(value.text) +
+                                      " (hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, "
                                       "hmac-sha384, hmac-sha512)");
         }
         key.algorithm = *algorithm;
@@ -145,9 +158,9 @@ Expected<std::vector<TsigKey>, std::string> parse_key_file(std::string_view text
         key.secret = std::move(*secret);
         have_secret = true;
       } else {
-        return fail(field.line, "unknown key field '" + field.text.substr(0, 32) + "'");
+        return fail(field.line, "unknown key field " + shown(field.text));
       }
-      if (auto error = expect_punct(";", field.text.c_str())) return unexpected(*error);
+      if (auto error = expect_punct(";", shown(field.text).c_str())) return unexpected(*error);
     }
     if (auto error = expect_punct(";", "'}'")) return unexpected(*error);
     if (!have_algorithm) return fail(name_token.line, "key '" + key.name.to_text() + "' has no algorithm");

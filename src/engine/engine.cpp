@@ -10,6 +10,7 @@
 #include "adaptive_lease.hpp"
 #include "allocation.hpp"
 #include "client_classes.hpp"
+#include "dns_names.hpp"
 #include "lease_classes.hpp"
 #include "ledger.hpp"
 #include "operator_changes.hpp"
@@ -99,6 +100,12 @@ struct Engine::State {
     }
     Lease lease = allocation.record_for(view, message, client, address, durations, now);
     lease.classes = class_names(config.classes, member_of);
+    const config::Reservation* reservation = allocation.own_reservation(view, message, client, address);
+    const auto name = dns_name_for(config, *view.subnet, message, reservation);
+    if (name) {
+      const auto held = own_lease ? ledger.table().find(address) : std::nullopt;
+      apply_dns_name(name, held ? &*held : nullptr, lease);
+    }
     lease.state = LeaseState::Bound;
     lease.last_extension = extension;
     // A rebind at T2 is a change of serving server (the client's own did not answer its
@@ -121,8 +128,9 @@ struct Engine::State {
         break;
     }
     ReplySpec spec{MessageType::Ack,    address, server_id(ingress), view.subnet,
-                   durations, {}, allocation.own_reservation(view, message, client, address),
+                   durations, {}, reservation,
                    config.classes, member_of, config.server.classless_default_route};
+    spec.name = name ? &*name : nullptr;
     std::vector<Lease> mutations;  // not `{lease}`: an initializer list would copy it twice
     mutations.push_back(std::move(lease));
     Outcome outcome{make_reply(message, ingress, spec), std::move(mutations), {kind, address, reason}};
@@ -169,9 +177,12 @@ struct Engine::State {
       ledger.hold(std::move(offer), now + view.subnet->lease.offer_hold);
     }
     ++counters.offers;
+    const config::Reservation* reservation = allocation.own_reservation(view, message, client, *address);
+    const auto name = dns_name_for(config, *view.subnet, message, reservation);
     ReplySpec spec{MessageType::Offer,  *address, server_id(ingress), view.subnet,
-                   durations, {}, allocation.own_reservation(view, message, client, *address),
+                   durations, {}, reservation,
                    config.classes, member_of, config.server.classless_default_route};
+    spec.name = name ? &*name : nullptr;
     // Said in the log: an operator (and bench/failover.sh) can tell a peer's client served for it.
     const std::string_view reason =
         peers.down_peer_of(view, message) ? "offered for its peer, which is down" : "offered";

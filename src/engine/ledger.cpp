@@ -23,6 +23,11 @@ Lease to_nobody(Lease record) {
   record.hardware = HardwareAddress{};
   record.hostname.clear();
   record.classes.clear();
+  // Nobody's record names nobody: the name's removal went with the record that ended it.
+  record.fqdn.clear();
+  record.dns_sides = {};
+  record.dns_state = lease::DnsState::None;
+  record.relay_agent_info.clear();
   record.last_extension = lease::Extension::None;
   return record;
 }

@@ -106,6 +106,16 @@ void add_configured_options(const wire::Message& request, const Scopes& scopes,
   }
 }
 
+// RFC 4702 §4: a client that sent option 81 gets the server's decision in it; one that named
+// itself with option 12 gets the name's host label back unless a scope set option 12.
+void add_name(const ddns::NameDecision& name, wire::Options& options) {
+  if (name.reply_fqdn) {
+    options.set(ddns::kOptionClientFqdn, ddns::encode_client_fqdn(*name.reply_fqdn));
+  } else if (name.reply_hostname && !options.has(option::kHostname)) {
+    options.set_text(option::kHostname, *name.reply_hostname);
+  }
+}
+
 void route(const wire::Message& request, const Ingress& ingress, Reply& reply) {
   const wire::Message& message = reply.message;
   const bool nak = message.type() == MessageType::Nak;
@@ -169,6 +179,7 @@ Reply make_reply(const wire::Message& request, const Ingress& ingress, const Rep
       add_configured_options(request, scopes, options);
       if (spec.classless_default_route) add_default_route(options);
     }
+    if (spec.name != nullptr) add_name(*spec.name, options);
   }
   // RFC 3011 §3: a server that honours the subnet selection option returns an identical copy
   // to any client that sends it (clients discard replies without it).

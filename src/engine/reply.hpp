@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "landlord/config/config.hpp"
+#include "landlord/ddns/fqdn.hpp"
 #include "landlord/engine/engine.hpp"
 #include "landlord/wire/message.hpp"
 
@@ -32,6 +33,9 @@ struct ReplySpec {
   std::uint64_t member_of = 0;
   // Add 0.0.0.0/0 via the first router to routes that lack it (default_route.hpp).
   bool classless_default_route = true;
+  // DNS updates on: the server's name decision, whose option 81 (RFC 4702 §4) or hostname
+  // (option 12, when the client named itself so) the reply carries.
+  const ddns::NameDecision* name = nullptr;
 };
 
 Reply make_reply(const wire::Message& request, const Ingress& ingress, const ReplySpec& spec);

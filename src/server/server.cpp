@@ -25,6 +25,7 @@
 #include "landlord/engine/engine.hpp"
 #include "landlord/server/clock.hpp"
 #include "landlord/server/commit_pipeline.hpp"
+#include "landlord/server/dns_updates.hpp"
 #include "landlord/server/expiry.hpp"
 #include "landlord/server/ingress.hpp"
 #include "landlord/server/link_view.hpp"
@@ -142,6 +143,7 @@ class Server final : public control::Daemon {
                                                    control::EventExecLimits{}, &metrics_);
       spdlog::info("lease events run {}", *config_.events.exec);
     }
+    if (auto started = start_dns_updates(); !started) return started;
     started_at_ = reloaded_at_ = clock_.now();
     wait_for_signal();
     wait_for_datagrams();
@@ -155,6 +157,25 @@ class Server final : public control::Daemon {
   }
 
  private:
+  // Names in DNS: the work the store says is not done (a name whose records were never
+  // confirmed) is sent again, so a DNS server that was down or a restart only delays it.
+  Expected<void, std::string> start_dns_updates() {
+    if (!config_.ddns.enabled) return {};
+    dns_ = std::make_unique<DnsUpdates>(io_, config_.ddns.settings, clock_);
+    if (auto started = dns_->start(); !started) return started;
+    std::size_t resent = 0;
+    engine_.for_each_lease([&](const lease::Lease& record) {
+      if (record.fqdn.empty() || record.dns_state != lease::DnsState::Pending) return;
+      dns_->on_lease(record);
+      ++resent;
+    });
+    spdlog::info("ddns: updates to {}:{} for {}{}{}", config_.ddns.settings.server.address.to_string(),
+                 config_.ddns.settings.server.port, config_.ddns.settings.forward_zone.to_text(),
+                 config_.ddns.key_file.empty() ? " (unsigned)" : ", signed with the key in " + config_.ddns.key_file,
+                 resent == 0 ? std::string{} : fmt::format("; {} leases' records sent again", resent));
+    return {};
+  }
+
   // ---- receiving -----------------------------------------------------------------------
   void wait_for_datagrams() {
     socket_.socket().async_wait(boost::asio::ip::udp::socket::wait_read,
@@ -386,7 +407,7 @@ class Server final : public control::Daemon {
     apply_overrides(config, options_);
     if (keep_restart_only(config, config_)) {
       spdlog::warn(
-          "reload: changes to server.listen, server.interfaces, server.user, store, control and events take "
+          "reload: changes to server.listen, server.interfaces, server.user, store, control, events and ddns take "
           "effect only after a restart");
     }
     engine_.reconfigure(config);
@@ -408,6 +429,7 @@ class Server final : public control::Daemon {
     notifier_.stopping();
     heartbeat_.stop();
     if (control_) control_->stop();
+    if (dns_) dns_->stop();
     expiry_.stop();
     socket_.socket().cancel();
     signals_.cancel();
@@ -533,6 +555,7 @@ class Server final : public control::Daemon {
 
   // A durable lease event: to /events readers and events.exec.
   void publish(const engine::Event& event, const lease::Lease& record) {
+    if (dns_) dns_->on_lease(record);
     if (!wants_events()) return;
     const control::LeaseEvent lease_event{event.kind, event.reason, record, clock_.now()};
     if (control_) control_->publish(lease_event);
@@ -544,6 +567,7 @@ class Server final : public control::Daemon {
   const ServerOptions options_;
   Clock clock_;
   engine::Engine& engine_;
+  std::unique_ptr<DnsUpdates> dns_;  // with `ddns:` only
   const store::CommitQueue& queue_;
   const store::LeaseStore& store_;  // only its health(): the queue's worker owns it
   CommitQueueCommitter committer_;

@@ -120,10 +120,11 @@ esac
 exit 0
 EOF
   chmod +x "$dir/$name.script"
-  # UDHCPC_ARGS: more udhcpc arguments (e.g. -a to ARP-check the address before taking it).
+  # UDHCPC_ARGS: more udhcpc arguments (e.g. -a to ARP-check the address before taking it);
+  # UDHCPC_HOSTNAME: the hostname it sends (option 12), else NAME.
   # shellcheck disable=SC2086
   ip netns exec "$ns" udhcpc -f -i "$iface" -s "$dir/$name.script" -t 6 -T 2 -A 2 \
-    -x hostname:"$name" ${UDHCPC_ARGS:-} >"$dir/$name.client.log" 2>&1 &
+    -x hostname:"${UDHCPC_HOSTNAME:-$name}" ${UDHCPC_ARGS:-} >"$dir/$name.client.log" 2>&1 &
   echo $! >"$dir/$name.clientpid"
 }
 

@@ -13,6 +13,7 @@
 #include "landlord/base/hardware_address.hpp"
 #include "landlord/base/ipv4.hpp"
 #include "landlord/base/time.hpp"
+#include "landlord/ddns/settings.hpp"
 
 namespace landlord::config {
 
@@ -162,6 +163,9 @@ struct Subnet {
   // (the others only once a client has tried for peers.answer_all_after); none: the split.
   std::optional<Ipv4> primary;
   Admission admission;                       // pool starvation defences
+  // Names of this subnet's clients go to DNS (`ddns: {enabled: false}` turns it off); only
+  // with a top-level `ddns:` section.
+  bool ddns = true;
 };
 
 struct Endpoint {
@@ -259,6 +263,13 @@ struct LogSection {
   std::string level = "info";  // one of kLogLevels
 };
 
+// Names in DNS (`ddns:`, docs/ddns.md): on when the section is present. The updater reads
+// `settings`; `key_file` is where its TSIG key came from, for messages (empty: unsigned).
+struct DdnsSection {
+  bool enabled = false;
+  ddns::Settings settings;
+  std::string key_file;
+};
 struct Config {
   std::string source;  // file name it was loaded from, for messages
   ServerSection server;
@@ -270,6 +281,7 @@ struct Config {
   EventsSection events;
   PeersSection peers;
   LogSection log;
+  DdnsSection ddns;
 };
 
 }  // namespace landlord::config

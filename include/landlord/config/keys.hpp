@@ -13,7 +13,7 @@ using KeyList = std::span<const std::string_view>;
 
 inline constexpr std::string_view kTopLevel[] = {"server",  "store",   "lease",  "options", "classes",
                                                  "subnets", "control", "events", "peers",
-                                                 "log"};
+                                                 "log",     "ddns"};
 inline constexpr std::string_view kServer[] = {"interfaces", "listen", "server-id",
                                                "authoritative", "user",
                                                "discover-max-wait", "classless-default-route"};
@@ -34,7 +34,7 @@ inline constexpr std::string_view kCustomOption[] = {"code", "text", "ip",  "ips
                                                      "u8",   "u16",  "u32", "hex"};
 inline constexpr std::string_view kSubnet[] = {"subnet",  "pools",        "relays",     "options",
                                                "lease",   "reservations", "interfaces", "offer-ping",
-                                               "admission", "primary"};
+                                               "admission", "primary", "ddns"};
 inline constexpr std::string_view kAdmission[] = {
     "verify-chaddr",  "client-rate",    "client-burst",      "relay-rate",
     "relay-burst",    "circuit-rate",   "circuit-burst",     "circuit-leases",
@@ -52,6 +52,11 @@ inline constexpr std::string_view kControl[] = {"socket", "listen", "token-file"
 inline constexpr std::string_view kEvents[] = {"exec"};
 inline constexpr std::string_view kLog[] = {"level"};
 inline constexpr std::string_view kPeers[] = {"servers", "answer-all-after"};
+inline constexpr std::string_view kDdns[] = {
+    "server",   "key-file", "key-name", "forward-zone", "reverse-zone", "ttl", "ttl-min", "ttl-max",
+    "conflict-resolution", "override-client-update", "override-no-update", "tcp", "timeout",
+    "max-attempts"};
+inline constexpr std::string_view kSubnetDdns[] = {"enabled"};
 
 // One map of the file: its place ("subnets[].lease"; "" for the top level) and its keys.
 struct Map {
@@ -80,6 +85,7 @@ inline constexpr Map kMaps[] = {
     {"subnets[].options", kOptions},
     {"subnets[].options.custom[]", kCustomOption},
     {"subnets[].admission", kAdmission},
+    {"subnets[].ddns", kSubnetDdns},
     {"subnets[].reservations[]", kReservation},
     {"subnets[].reservations[].options", kOptions},
     {"subnets[].reservations[].options.custom[]", kCustomOption},
@@ -87,6 +93,7 @@ inline constexpr Map kMaps[] = {
     {"events", kEvents},
     {"peers", kPeers},
     {"log", kLog},
+    {"ddns", kDdns},
 };
 
 // Every key by its full path: "server.listen", "subnets[].reservations[].mac", ...

@@ -468,7 +468,7 @@ TEST(ConfigErrorsAtPlaces, ATypoFarFromAnyKeyListsTheValidKeys) {
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error()[0].to_string(),
             "t.yaml:2:1: unknown key 'zzzzzz' in 'the file'; valid keys: server, store, lease, options, classes, "
-            "subnets, control, events, peers, log");
+            "subnets, control, events, peers, log, ddns");
 }
 
 TEST(ConfigErrorsAtPlaces, AGlobalTimerConflictIsReportedOnceNotPerSubnet) {

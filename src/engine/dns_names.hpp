@@ -1,0 +1,25 @@
+#pragma once
+// The name a lease gets in DNS and the option 81 its reply carries (RFC 4702), when the
+// subnet's names go to DNS (`ddns:`). The decision is ddns::decide_name's; this piece gives it
+// the request's options 81 and 12 and the reservation's hostname, and writes the outcome into
+// the lease record (fqdn, sides, state Pending), where the daemon's DNS updater picks it up
+// once the record is durable.
+#include <optional>
+
+#include "landlord/config/config.hpp"
+#include "landlord/ddns/fqdn.hpp"
+#include "landlord/lease/lease.hpp"
+#include "landlord/wire/message.hpp"
+
+namespace landlord::engine {
+
+// None when DNS updates are off for the subnet.
+std::optional<ddns::NameDecision> dns_name_for(const config::Config& config, const config::Subnet& subnet,
+                                               const wire::Message& request,
+                                               const config::Reservation* reservation);
+
+// The decision into the record. A request that names nothing keeps the name the lease already
+// has (`held`: the record it extends), so a renewal without option 12 or 81 keeps its records.
+void apply_dns_name(const std::optional<ddns::NameDecision>& decision, const lease::Lease* held, lease::Lease& lease);
+
+}  // namespace landlord::engine
