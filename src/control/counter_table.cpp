@@ -69,6 +69,16 @@ constexpr CounterFamily kClockAgrees{
 constexpr CounterFamily kClockSkew{
     "landlord_dropped_clock_skew_total", "counter",
     "Requests not answered while this server's clock disagreed with the shared store's, or before the first reading."};
+constexpr CounterFamily kDdnsDone{"landlord_ddns_updates_total", "counter",
+                                   "Names in DNS: adds and removals finished, by operation."};
+constexpr CounterFamily kDdnsConflicts{
+    "landlord_ddns_conflicts_total", "counter",
+    "Names in DNS: records left alone, held by another client (its DHCID) or by an operator (no DHCID)."};
+constexpr CounterFamily kDdnsFailed{"landlord_ddns_failed_total", "counter",
+                                    "Names in DNS: work given up after ddns.max-attempts, by cause."};
+constexpr CounterFamily kDdnsPending{"landlord_ddns_pending", "gauge", "Names in DNS: work not finished yet."};
+constexpr CounterFamily kDdnsSent{"landlord_ddns_messages_sent_total", "counter",
+                                  "Names in DNS: UPDATE messages sent, retries included."};
 constexpr CounterFamily kBacklog{"landlord_store_backlog_records", "gauge", "Records waiting for a failing store."};
 constexpr CounterFamily kCommits{"landlord_store_commits_total", "counter", "Store transactions (one fsync each)."};
 constexpr CounterFamily kWritten{"landlord_store_records_written_total", "counter", "Lease records made durable."};
@@ -191,6 +201,13 @@ std::vector<CounterRow> make_table() {
       {&kReopened, "", LogLine::None, "", "", daemon_count<&D::store_reopened>},
       {&kQueueFull, "", LogLine::None, "", "", daemon_count<&D::commit_queue_full>},
       {&kStale, "", kLog, "stale_refusals", "", daemon_count<&D::stale_refusals>},
+      {&kDdnsDone, R"(operation="add")", LogLine::None, "", "", daemon_count<&D::ddns_adds>},
+      {&kDdnsDone, R"(operation="remove")", LogLine::None, "", "", daemon_count<&D::ddns_removals>},
+      {&kDdnsConflicts, "", LogLine::None, "", "", daemon_count<&D::ddns_conflicts>},
+      {.family = &kDdnsFailed, .labels = "cause",
+       .by_name = [](const Reading& r) -> const NamedCounts& { return r.daemon.ddns_failed_by_cause; }},
+      {&kDdnsPending, "", LogLine::None, "", "", daemon_count<&D::ddns_pending>},
+      {&kDdnsSent, "", LogLine::None, "", "", daemon_count<&D::ddns_messages_sent>},
   };
   for (auto& row : more) rows.push_back(std::move(row));
   return rows;

@@ -9,6 +9,7 @@
 #include "arguments.hpp"
 #include "handlers.hpp"
 #include "landlord/control/change_in_pieces.hpp"
+#include "landlord/ddns/name.hpp"
 #include "lease_json.hpp"
 
 namespace landlord::control::handlers {
@@ -94,7 +95,18 @@ std::optional<engine::AdminLease> read_admin_lease(Arguments& args) {
   const auto hostname = args.hostname("hostname");
   const auto subnet = args.number("subnet-id", 0, kMaxSubnetId);
   const auto lifetime = args.number("valid-lft", 1, 0xfffffffeu);
+  const auto forward = args.flag("fqdn-fwd");
+  const auto reverse = args.flag("fqdn-rev");
   if (args.failed()) return std::nullopt;
+  if (forward || reverse) {
+    lease.dns_sides = lease::DnsSides{forward.value_or(false), reverse.value_or(false)};
+    // The name whose records these are must be one DNS can hold.
+    if (lease.dns_sides->any() && hostname && !hostname->empty() &&
+        (hostname->size() > 254 || !ddns::Name::from_text(*hostname))) {
+      args.fail("'hostname' is not a DNS name, so 'fqdn-fwd' and 'fqdn-rev' cannot name its records");
+      return std::nullopt;
+    }
+  }
   lease.address = *address;
   if (hardware) lease.hardware = *hardware;
   if (client_id) lease.client_id = *client_id;

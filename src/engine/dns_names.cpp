@@ -28,7 +28,29 @@ void apply_dns_name(const std::optional<ddns::NameDecision>& decision, const lea
   }
   if (lease.fqdn.empty()) return;
   LANDLORD_ASSERT(lease.fqdn.size() <= 253 && lease.dns_sides.any());
-  lease.dns_state = lease::DnsState::Pending;  // until the daemon's updater confirms it
+  // A renewal of a name already in place (or left alone as another's) keeps that state: the
+  // daemon sends the add again (records deleted behind our back come back), and writes its
+  // verdict only if it differs, so a renewal costs no second write. A failed one is pending.
+  const bool settled = held != nullptr && held->state == lease::LeaseState::Bound && held->fqdn == lease.fqdn &&
+                       held->dns_sides == lease.dns_sides &&
+                       (held->dns_state == lease::DnsState::Done || held->dns_state == lease::DnsState::Conflict);
+  lease.dns_state = settled ? held->dns_state : lease::DnsState::Pending;  // Pending: until the updater settles it
+}
+
+Outcome dns_settled(Ledger& ledger, Ipv4 address, std::string_view fqdn, bool added, lease::DnsState result) {
+  LANDLORD_ASSERT(result == lease::DnsState::Done || result == lease::DnsState::Conflict ||
+                  result == lease::DnsState::Failed);
+  const Event nothing{EventKind::Ignore, address, "dns work superseded"};
+  std::optional<lease::Lease> record = ledger.table().find(address);
+  if (record == std::nullopt || record->fqdn != fqdn || record->dns_state == result) {
+    return {std::nullopt, {}, nothing};
+  }
+  if (record->state == lease::LeaseState::Offered || added != (record->state == lease::LeaseState::Bound)) {
+    return {std::nullopt, {}, nothing};
+  }
+  ledger.settle_dns(*record, result);
+  record->dns_state = result;
+  return {std::nullopt, {std::move(*record)}, {EventKind::Dns, address, "dns records settled"}};
 }
 
 }  // namespace landlord::engine

@@ -346,6 +346,7 @@ struct Engine::State {
     // change of holder, the record takes a new token (the store accepts an equal token only
     // from the same client).
     declined.state = LeaseState::Declined;
+    name_to_remove(declined);
     declined.last_extension = lease::Extension::None;
     declined.granted_at = now;
     declined.lease_time = view.subnet->lease.decline_hold;
@@ -573,6 +574,10 @@ void Engine::reconfigure(const config::Config& config) { state_->reconfigure(con
 
 AdminResult Engine::admin_grant(const AdminLease& lease, bool update, TimePoint now) {
   return engine::admin_grant(state_->ledger, state_->topology, lease, update, now);
+}
+
+Outcome Engine::dns_settled(Ipv4 address, std::string_view fqdn, bool added, lease::DnsState result) {
+  return engine::dns_settled(state_->ledger, address, fqdn, added, result);
 }
 
 AdminResult Engine::admin_revoke(Ipv4 address, TimePoint now) {

@@ -32,8 +32,13 @@ Lease to_nobody(Lease record) {
   return record;
 }
 
+void name_to_remove(Lease& record) {
+  if (!record.fqdn.empty()) record.dns_state = lease::DnsState::Pending;
+}
+
 Lease released_at(Lease record, TimePoint now) {
   record.state = LeaseState::Released;
+  name_to_remove(record);
   if (now < record.expires_at()) record.lease_time = std::max(Duration{0}, now - record.granted_at);
   return record;
 }
@@ -101,6 +106,15 @@ void Ledger::write(Lease& change, Token rule) {
   // The token never goes backwards for an address: the store would refuse the record.
   LANDLORD_ASSERT(previous == std::nullopt || change.fencing_token >= previous->fencing_token);
   put(change);
+}
+
+void Ledger::settle_dns(Lease record, lease::DnsState state) {
+  const std::optional<Lease> current = table_.find(record.address);
+  LANDLORD_ASSERT(current != std::nullopt && current->state != LeaseState::Offered &&
+                  current->client == record.client && current->state == record.state &&
+                  current->fencing_token == record.fencing_token);
+  record.dns_state = state;
+  put(std::move(record));
 }
 
 void Ledger::hold(Lease offer, TimePoint until) {

@@ -45,6 +45,10 @@ lease::Lease to_nobody(lease::Lease record);
 // (Ledger::learn) are not held to them: what it says stands.
 bool may_change(const std::optional<lease::LeaseTable::Facts>& current, const lease::Lease& change);
 
+// A lease that ends (released, expired, declined) takes its name out of DNS: the record keeps
+// the name, its state Pending until the daemon's updater has removed the records.
+void name_to_remove(lease::Lease& record);
+
 // `record` (bound) given back by its client now: Released, its lease ending now, so that
 // expires_at() is when the address became free (a RELEASE, an operator's revoke).
 lease::Lease released_at(lease::Lease record, TimePoint now);
@@ -73,6 +77,9 @@ class Ledger {
   lease::FencingToken token(Token rule, const std::optional<Facts>& previous) const;
   // Sets `change`'s token by `rule` and makes it the address's record (asserted: may_change).
   void write(lease::Lease& change, Token rule);
+  // The record's name in DNS settled (the daemon's updater finished its work): the same record,
+  // the same state and token, only dns_state changes.
+  void settle_dns(lease::Lease record, lease::DnsState state);
   // Makes `offer` an in-memory hold until `until`, with the last lease's token (Token::Kept).
   void hold(lease::Lease offer, TimePoint until);
   void end_hold(Ipv4 address);

@@ -41,6 +41,8 @@ std::string_view to_string(EventKind kind) {
       return "ignore";
     case EventKind::Admin:
       return "admin";
+    case EventKind::Dns:
+      return "dns";
   }
   return "unknown";
 }

@@ -74,8 +74,30 @@ AdminResult admin_grant(Ledger& ledger, const Topology& topology, const AdminLea
   lease.lease_time = times.time;
   lease.renew_time = renew;
   lease.rebind_time = rebind;
-  // An update changes what the operator gave; the classes the client was granted under stay.
-  if (update) lease.classes = ledger.table().find(address)->classes;
+  // An update changes what the operator gave; what the client was granted under stays: its
+  // classes, its name in DNS and that name's state (unless the operator names it), the relay's
+  // option 82.
+  if (update) {
+    const Lease held = *ledger.table().find(address);
+    lease.classes = held.classes;
+    lease.fqdn = held.fqdn;
+    lease.dns_sides = held.dns_sides;
+    lease.dns_state = held.dns_state;
+    lease.relay_agent_info = held.relay_agent_info;
+  }
+  if (request.dns_sides) {
+    lease.fqdn.clear();
+    lease.dns_sides = {};
+    lease.dns_state = lease::DnsState::None;
+    if (request.dns_sides->any()) {
+      if (request.hostname.empty()) return refuse(Kind::Invalid, "fqdn-fwd and fqdn-rev need the hostname they are for");
+      std::string name = request.hostname;
+      if (name.back() == '.') name.pop_back();  // records keep no root dot
+      lease.fqdn = std::move(name);
+      lease.dns_sides = *request.dns_sides;
+      lease.dns_state = lease::DnsState::Done;  // in DNS already (Kea's meaning): removed at the end
+    }
+  }
   ledger.write(lease, Token::Follows);
   return Outcome{std::nullopt, {lease},
                  {EventKind::Admin, address, update ? "updated by operator" : "added by operator"}};

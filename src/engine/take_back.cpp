@@ -22,6 +22,7 @@ std::vector<Lease> reclaim(Ledger& ledger, Counters& counters, TimePoint now, st
       case LeaseState::Bound: {
         Lease expired = *due;
         expired.state = LeaseState::Expired;
+        name_to_remove(expired);
         ledger.write(expired, Token::Kept);
         ++counters.expirations;
         mutations.push_back(std::move(expired));

@@ -51,6 +51,18 @@ control::DaemonCounters gather(const CounterSources& sources) {
     counters.store_failures_by_reason.emplace_back(store::to_string(static_cast<store::StoreError::Kind>(kind)),
                                                    commits.store_failures_by_kind[kind]);
   }
+  for (std::size_t cause = 1; cause < DnsUpdates::kCauses; ++cause) {  // 0 is "none"
+    counters.ddns_failed_by_cause.emplace_back(ddns::cause_text(static_cast<ddns::Cause>(cause)),
+                                               sources.dns ? sources.dns->counters().failed[cause] : 0);
+  }
+  if (sources.dns != nullptr) {
+    const DnsUpdates::Counters& dns = sources.dns->counters();
+    counters.ddns_adds = dns.adds_done;
+    counters.ddns_removals = dns.removals_done;
+    counters.ddns_conflicts = dns.conflicts;
+    counters.ddns_pending = sources.dns->pending();
+    counters.ddns_messages_sent = dns.messages_sent;
+  }
   return counters;
 }
 

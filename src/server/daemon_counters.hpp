@@ -11,6 +11,7 @@
 #include "landlord/durability/machine.hpp"
 #include "landlord/engine/admission.hpp"
 #include "landlord/engine/engine.hpp"
+#include "landlord/server/dns_updates.hpp"
 #include "landlord/store/commit_queue.hpp"
 #include "landlord/store/lease_store.hpp"
 
@@ -38,6 +39,7 @@ struct CounterSources {
   double clock_offset_seconds = 0;
   const engine::AdmissionCounters& admission;
   std::uint64_t chaddr_mismatch = 0, discover_shed = 0, frames_unseen = 0;
+  const DnsUpdates* dns = nullptr;  // with `ddns:` only
 };
 
 control::DaemonCounters gather(const CounterSources& sources);

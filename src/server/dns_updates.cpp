@@ -57,8 +57,13 @@ struct DnsUpdates::TcpExchange {
   bool done = false;
 };
 
-DnsUpdates::DnsUpdates(asio::io_context& io, ddns::Settings settings, const Clock& clock)
-    : io_(io), clock_(clock), updater_(std::move(settings), random_seed()), udp_(io), timer_(io) {}
+DnsUpdates::DnsUpdates(asio::io_context& io, ddns::Settings settings, const Clock& clock, Settled settled)
+    : io_(io),
+      clock_(clock),
+      updater_(std::move(settings), random_seed()),
+      udp_(io),
+      timer_(io),
+      settled_(std::move(settled)) {}
 
 DnsUpdates::~DnsUpdates() { stop(); }
 
@@ -84,6 +89,20 @@ void DnsUpdates::stop() {
   if (pending() > 0) spdlog::info("ddns: stopping with {} updates not finished (sent again at the next start)", pending());
 }
 
+bool DnsUpdates::resume(const lease::Lease& record) {
+  if (stopped_) return false;
+  auto binding = binding_of(record);
+  if (!binding) return false;
+  if (record.dns_state == lease::DnsState::Pending || record.dns_state == lease::DnsState::Failed) {
+    lease::Lease unsettled = record;
+    unsettled.dns_state = lease::DnsState::Pending;
+    on_lease(unsettled);
+    return true;
+  }
+  if (record.state == lease::LeaseState::Bound) added_.insert_or_assign(record.address.to_uint(), *binding);
+  return false;
+}
+
 void DnsUpdates::on_lease(const lease::Lease& record) {
   if (stopped_) return;
   auto binding = binding_of(record);
@@ -96,8 +115,9 @@ void DnsUpdates::on_lease(const lease::Lease& record) {
     }
     added_.insert_or_assign(address, *binding);
     submit(ddns::Operation::kAdd, *binding);
-  } else if (record.state == lease::LeaseState::Released || record.state == lease::LeaseState::Expired ||
-             record.state == lease::LeaseState::Declined) {
+  } else if (record.dns_state == lease::DnsState::Pending &&
+             (record.state == lease::LeaseState::Released || record.state == lease::LeaseState::Expired ||
+              record.state == lease::LeaseState::Declined)) {
     added_.erase(address);
     submit(ddns::Operation::kRemove, *binding);
   }
@@ -228,13 +248,20 @@ void DnsUpdates::complete(const ddns::Completion& completion) {
   const std::string name = completion.binding.fqdn.to_text();
   const std::string address = completion.binding.address.to_string();
   const bool adding = completion.operation == ddns::Operation::kAdd;
+  bool conflict = false;
   for (const auto side : {completion.forward, completion.reverse}) {
-    if (side == ddns::RecordStatus::kConflict) ++counters_.conflicts;
+    if (side == ddns::RecordStatus::kConflict) ++counters_.conflicts, conflict = true;
+  }
+  if (settled_) {
+    const lease::DnsState result = completion.cause != ddns::Cause::kNone ? lease::DnsState::Failed
+                                   : conflict                            ? lease::DnsState::Conflict
+                                                                         : lease::DnsState::Done;
+    std::string fqdn = name;
+    if (!fqdn.empty() && fqdn.back() == '.') fqdn.pop_back();  // records keep no root dot
+    settled_(completion.binding.address, fqdn, adding, result);
   }
   if (completion.cause == ddns::Cause::kNone) {
     ++(adding ? counters_.adds_done : counters_.removals_done);
-    const bool conflict = completion.forward == ddns::RecordStatus::kConflict ||
-                          completion.reverse == ddns::RecordStatus::kConflict;
     spdlog::log(conflict ? spdlog::level::warn : spdlog::level::info, "ddns: {} {} {}: forward {}, reverse {}{}",
                 adding ? "added" : "removed", name, address, ddns::record_status_text(completion.forward),
                 ddns::record_status_text(completion.reverse),

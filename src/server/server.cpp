@@ -157,23 +157,36 @@ class Server final : public control::Daemon {
   }
 
  private:
-  // Names in DNS: the work the store says is not done (a name whose records were never
-  // confirmed) is sent again, so a DNS server that was down or a restart only delays it.
+  // Names in DNS: the work the store says is not settled (pending, or failed before the
+  // restart) is sent again, so a DNS server that was down or a restart only delays it. What
+  // each piece of work settles as is written into its lease record like any change.
   Expected<void, std::string> start_dns_updates() {
     if (!config_.ddns.enabled) return {};
-    dns_ = std::make_unique<DnsUpdates>(io_, config_.ddns.settings, clock_);
+    dns_ = std::make_unique<DnsUpdates>(
+        io_, config_.ddns.settings, clock_,
+        [this](Ipv4 address, const std::string& fqdn, bool added, lease::DnsState result) {
+          settle_dns(address, fqdn, added, result);
+        });
     if (auto started = dns_->start(); !started) return started;
     std::size_t resent = 0;
     engine_.for_each_lease([&](const lease::Lease& record) {
-      if (record.fqdn.empty() || record.dns_state != lease::DnsState::Pending) return;
-      dns_->on_lease(record);
-      ++resent;
+      if (!record.fqdn.empty() && dns_->resume(record)) ++resent;
     });
     spdlog::info("ddns: updates to {}:{} for {}{}{}", config_.ddns.settings.server.address.to_string(),
                  config_.ddns.settings.server.port, config_.ddns.settings.forward_zone.to_text(),
                  config_.ddns.key_file.empty() ? " (unsigned)" : ", signed with the key in " + config_.ddns.key_file,
                  resent == 0 ? std::string{} : fmt::format("; {} leases' records sent again", resent));
     return {};
+  }
+
+  void settle_dns(Ipv4 address, const std::string& fqdn, bool added, lease::DnsState result) {
+    engine::Outcome settled = engine_.dns_settled(address, fqdn, added, result);
+    if (settled.mutations.empty()) return;  // newer work on the address stands
+    durability::Origin origin;
+    origin.received = clock_.steady();
+    const bool held = pipeline_.propose(settled, origin);
+    LANDLORD_ASSERT(held);  // it has mutations: the machine holds it until they are answered
+    pipeline_.drive();
   }
 
   // ---- receiving -----------------------------------------------------------------------
@@ -329,6 +342,14 @@ class Server final : public control::Daemon {
     }
     const Requester requester{release.origin.hardware, release.origin.client_id, release.origin.giaddr};
     if (release.origin.change_id != 0) return answer_change(release);
+    if (release.event.kind == engine::EventKind::Dns) {
+      // The updater logged the work; a state not written is sent again at the next start.
+      if (release.verdict != durability::Verdict::Send) {
+        spdlog::debug("ddns: the settled state of {} was not written (the store refused or failed)",
+                      release.event.address.to_string());
+      }
+      return;
+    }
     switch (release.verdict) {
       case durability::Verdict::Send:
         log_lease_event(release.event, requester, lease_time_of(release.records),
@@ -480,6 +501,7 @@ class Server final : public control::Daemon {
         .chaddr_mismatch = gate.chaddr_mismatch,
         .discover_shed = gate.discover_shed,
         .frames_unseen = gate.frames_unseen,
+        .dns = dns_.get(),
     };
   }
 

@@ -3,6 +3,7 @@
 # lab's server namespace on 198.18.0.1:53, zones lab.test and 0.18.198.in-addr.arpa that only a
 # tsig-keygen key may update, so an unsigned update would be refused) with 20 s leases:
 #  1. udhcpc sending hostname (option 12) "alpha": A, PTR and both DHCIDs within 3 s of its ACK;
+#     the A deleted behind landlord's back (nsupdate) is back after the client's next renewal;
 #  2. udhcpc sending option 81 (-F, S set, a partial ASCII name) "beta": beta.lab.test's A;
 #  3. a third client also calling itself "alpha" gets a lease but not the name: alpha's A stays
 #     the first client's (the DHCID says whose it is);
@@ -11,7 +12,8 @@
 #  6. a client that vanishes: its records go when its lease expires;
 #  7. BIND stopped, a client granted, landlord restarted, BIND started again: the client's
 #     records appear (the work is in the store, not in memory).
-# Usage: lab_ddns.sh LANDLORD   (exit 77 = skipped)
+#  landlordctl's lease table and /metrics show the names' states and the work done.
+# Usage: lab_ddns.sh LANDLORD LANDLORDCTL   (exit 77 = skipped)
 set -euo pipefail
 source "$(dirname "$0")/lab_lib.sh"
 
@@ -35,6 +37,11 @@ stop_named() {
 ask() { ip netns exec "$LAB_NS_SERVER" dig @198.18.0.1 +time=1 +tries=1 +short "$@" 2>/dev/null | grep -v '^;'; }
 reverse_of() { local IFS=.; set -- $1; echo "$4.$3.$2.$1.in-addr.arpa"; }
 a_is() { [[ "$(ask A "$1")" == "$2" ]]; }
+# ADDRESS FQDN STATE: the store's row names FQDN with DNS state STATE (the updater's verdict is
+# written back, so a restart sends again only what is unsettled).
+dns_row_is() {
+  [[ "$(sqlite3 -cmd ".timeout 2000" "$LAB_STORE" "select fqdn, dns_state from leases where address = '$1'" 2>/dev/null)" == "$2|$3" ]]
+}
 ptr_is() { [[ "$(ask PTR "$(reverse_of "$1")")" == "$2" ]]; }
 dhcid_at() { [[ -n "$(ask DHCID "$1")" ]]; }
 no_records() {  # NAME ADDRESS: no A or DHCID at the name, no PTR or DHCID at the address
@@ -58,7 +65,18 @@ inside() {
   local alpha
   alpha=$(client_address "$LAB_NS_CLIENT")
   wait_until 3 "alpha.lab.test's A, PTR and DHCIDs" named_in_dns alpha.lab.test "$alpha"
-  note "hostname alpha -> alpha.lab.test A $alpha, PTR and DHCIDs"
+  wait_until 3 "alpha's row to say done" dns_row_is "$alpha" alpha.lab.test done
+  note "hostname alpha -> alpha.lab.test A $alpha, PTR and DHCIDs; the lease's row says done"
+
+  # 1b. Records deleted behind landlord's back come back at the client's next renewal (T1: 10 s).
+  ip netns exec "$LAB_NS_SERVER" nsupdate -k "$DDNS_DIR/ddns.key" <<EOF
+server 198.18.0.1
+update delete alpha.lab.test A
+send
+EOF
+  [[ -z "$(ask A alpha.lab.test)" ]] || fail "nsupdate did not delete alpha.lab.test's A"
+  wait_until 15 "alpha.lab.test's A back after a renewal" a_is alpha.lab.test "$alpha"
+  note "an A deleted with nsupdate came back at alpha's renewal"
 
   # 2. Option 81: S (the server updates the A), a partial name in ASCII.
   UDHCPC_ARGS="-F beta" start_udhcpc beta-client "$LAB_NS_CLIENT1"
@@ -76,6 +94,13 @@ inside() {
   wait_until 5 "the conflict to be logged" log_has "ddns: added alpha\.lab\.test\. $impostor: forward conflict"
   a_is alpha.lab.test "$alpha" || fail "alpha.lab.test now says $(ask A alpha.lab.test), want $alpha"
   ptr_is "$impostor" "alpha.lab.test." && fail "the impostor got a PTR for a name it does not hold"
+  wait_until 3 "the second alpha's row to say conflict" dns_row_is "$impostor" alpha.lab.test conflict
+  "$LANDLORDCTL" --socket "$CONTROL_SOCKET" leases >"$LAB_DIR/leases.txt"
+  grep -Eq "^$alpha .* alpha\.lab\.test \(done\)" "$LAB_DIR/leases.txt" || fail "landlordctl leases: $(cat "$LAB_DIR/leases.txt")"
+  grep -Eq "^$impostor .* alpha\.lab\.test \(conflict\)" "$LAB_DIR/leases.txt" || fail "landlordctl leases: no conflict row"
+  curl -sS --max-time 5 --unix-socket "$CONTROL_SOCKET" http://landlord/metrics >"$LAB_DIR/metrics.txt"
+  grep -q '^landlord_ddns_conflicts_total [1-9]' "$LAB_DIR/metrics.txt" || fail "no conflict counted: $(grep ddns "$LAB_DIR/metrics.txt")"
+  grep -Eq '^landlord_ddns_updates_total\{operation="add"\} [2-9]' "$LAB_DIR/metrics.txt" || fail "adds not counted"
   note "a second 'alpha' ($impostor) did not take the name"
 
   # 4. The operator's static record.
@@ -85,6 +110,7 @@ inside() {
   kill -USR2 "$(cat "$LAB_DIR/alpha.clientpid")"  # udhcpc: release the lease
   wait_until 10 "alpha's release" lease_state_is "$alpha" released
   wait_until 3 "alpha's records to go" no_records alpha.lab.test "$alpha"
+  wait_until 3 "alpha's released row to say done" dns_row_is "$alpha" alpha.lab.test done
   note "RELEASE removed alpha.lab.test's A, PTR and DHCIDs"
 
   # 6. Expiry of a vanished client.
@@ -127,7 +153,8 @@ inside() {
 if [[ "${1:-}" == inside ]]; then
   inside
 else
-  for tool in tsig-keygen dig; do command -v "$tool" >/dev/null || skip "$tool is not installed (tools/install-deps)"; done
+  [[ -x ${2:-} ]] || { echo "usage: lab_ddns.sh LANDLORD LANDLORDCTL" >&2; exit 2; }
+  for tool in tsig-keygen dig nsupdate curl; do command -v "$tool" >/dev/null || skip "$tool is not installed (tools/install-deps)"; done
   DDNS_NAMED=$(command -v named || echo /usr/sbin/named)
   [[ -x $DDNS_NAMED ]] || skip "named is not installed (tools/install-deps installs bind9)"
   DDNS_DIR=$(mktemp -d /tmp/landlord-lab-ddns.XXXXXX)
@@ -166,7 +193,10 @@ CONF
   chmod 644 "$DDNS_DIR"/*
   id bind >/dev/null 2>&1 && chown -R bind "$DDNS_DIR"
   export LEASE_TIME=20s POOL=198.18.0.100-198.18.0.120
+  export LANDLORDCTL="$2" CONTROL_SOCKET="$DDNS_DIR/control.sock"
   config="$(lab_config)
+control:
+  socket: $CONTROL_SOCKET
 ddns:
   server: 198.18.0.1
   key-file: $DDNS_DIR/ddns.key

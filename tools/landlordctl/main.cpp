@@ -82,12 +82,15 @@ void print_leases(const Json& leases) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& lease : leases) {
     const std::string state = lease.value("lease-state", "");
+    // The name in DNS and where its records stand: "alpha.lab.test (done)".
+    const std::string fqdn = lease.value("fqdn", "");
+    const std::string dns = fqdn.empty() ? "-" : fqdn + " (" + lease.value("dns-state", "?") + ")";
     rows.push_back({lease["ip-address"], state, lease.value("phase", "-"), lease["hw-address"],
-                    lease.value("client-id", ""), lease.value("hostname", ""),
+                    lease.value("client-id", ""), lease.value("hostname", ""), dns,
                     std::to_string(lease["subnet-id"].get<int>()),
                     state == "bound" || state == "declined" ? remaining(lease["expire"]) : "-"});
   }
-  print_table({"ADDRESS", "STATE", "PHASE", "HW-ADDRESS", "CLIENT-ID", "HOSTNAME", "SUBNET", "ENDS-IN"}, rows);
+  print_table({"ADDRESS", "STATE", "PHASE", "HW-ADDRESS", "CLIENT-ID", "HOSTNAME", "DNS", "SUBNET", "ENDS-IN"}, rows);
 }
 
 void print_json(const Json& value) { std::cout << value.dump(2) << '\n'; }

@@ -68,6 +68,11 @@ struct DaemonCounters {
   // Batches of records the store's commit queue could not take (full: records came faster than
   // the store commits them, the store not failing); their replies were dropped, records retried.
   std::uint64_t commit_queue_full = 0;
+  // Names in DNS (`ddns:`; zeros without it): work finished (names added, removed), sides left
+  // alone as another's, work given up by cause (every cause listed), work not finished, and
+  // UPDATE messages sent (retries included).
+  std::uint64_t ddns_adds = 0, ddns_removals = 0, ddns_conflicts = 0, ddns_pending = 0, ddns_messages_sent = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> ddns_failed_by_cause{};
 };
 
 class Daemon {

@@ -61,6 +61,7 @@ struct Reply {
 enum class EventKind : std::uint8_t {
   Offer, Grant, Renew, Rebind, Release, Decline, Expire, Nak, Inform, Ignore,
   Admin,  // an operator's change through the control API
+  Dns,    // the daemon's DNS updater settled a lease's name (Engine::dns_settled)
 };
 std::string_view to_string(EventKind kind);
 
@@ -116,6 +117,10 @@ struct AdminLease {
   HardwareAddress hardware;             // one of hardware and client_id names the client
   ClientId client_id;
   std::string hostname;
+  // Kea's fqdn-fwd / fqdn-rev: `hostname` (a DNS name) has these records in DNS already; the
+  // lease takes them over (state done), so they are removed when it ends. None given: an
+  // update keeps the lease's name in DNS.
+  std::optional<lease::DnsSides> dns_sides;
   std::uint32_t subnet_id = 0;          // 0: the subnet that contains `address`
   std::optional<Duration> lease_time;   // default: the subnet's; T1/T2 scale with it
 };
@@ -246,6 +251,11 @@ class Engine {
   // Ends the bound lease on `address` now (the record stays, Released, so the client's next
   // renewal is NAKed), or ends a decline hold (the address is nobody's again).
   AdminResult admin_revoke(Ipv4 address, TimePoint now);
+
+  // The daemon's DNS updater settled the records of `fqdn` for `address` (added, or removed):
+  // the record's dns_state becomes `result` if the work is still its own; the mutation, if
+  // any, must be committed like any other (docs/ddns.md).
+  Outcome dns_settled(Ipv4 address, std::string_view fqdn, bool added, lease::DnsState result);
 
   // Read side (control API, tests, recovery checks): copies, built from the compact table.
   std::optional<lease::Lease> find(Ipv4 address) const;

@@ -3,10 +3,13 @@
 // out, on the event loop. ddns::Updater decides every message and retry; this piece only
 // moves bytes (UDP from an ephemeral port, TCP after a truncation or with `tcp: true`), arms
 // one timer at the updater's next deadline, and logs and counts what completes. The ACK never
-// waits for it: a record reaches on_lease() only once it is durable and answered.
+// waits for it: a record reaches on_lease() only once it is durable and answered. What the
+// work settled as (done, conflict, failed) goes back to the caller (`Settled`), which writes it
+// into the lease record, so that a restart sends again only what is unsettled.
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -35,16 +38,25 @@ class DnsUpdates {
     std::uint64_t messages_sent = 0;
   };
 
-  DnsUpdates(boost::asio::io_context& io, ddns::Settings settings, const Clock& clock);
+  // An add (`added`) or a removal of `fqdn`'s records for `address` finished as `result`.
+  using Settled = std::function<void(Ipv4 address, const std::string& fqdn, bool added, lease::DnsState result)>;
+
+  DnsUpdates(boost::asio::io_context& io, ddns::Settings settings, const Clock& clock, Settled settled);
   ~DnsUpdates();
   DnsUpdates(const DnsUpdates&) = delete;
   DnsUpdates& operator=(const DnsUpdates&) = delete;
 
   // Opens the UDP socket; an error says why.
   Expected<void, std::string> start();
-  // A durable lease record: its name added while Bound, removed once it is not. Records without
-  // a name, or whose name is not the server's to update, are ignored.
+  // A durable lease record with a name: added while Bound (every grant and renewal: records
+  // deleted behind our back come back, a conflict is looked at again), removed once it has ended
+  // and its removal is pending. Records without a name, or whose name is not the server's to
+  // update, are ignored.
   void on_lease(const lease::Lease& record);
+  // A record read at start: its unsettled work (pending, or failed before the restart) sent
+  // again, and a bound lease's name remembered so that a later rename removes it. Whether work
+  // was sent.
+  bool resume(const lease::Lease& record);
   void stop();
 
   // Work not finished: queued in the updater or waiting for room in it.
@@ -79,6 +91,7 @@ class DnsUpdates {
   // Each (cause, side) is logged once at warning level; repeats go to debug.
   std::array<std::array<bool, 2>, kCauses> cause_logged_{};
   Counters counters_;
+  Settled settled_;
   bool stopped_ = false;
 };
 

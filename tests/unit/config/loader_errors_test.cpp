@@ -39,7 +39,7 @@ subnets:
 )",
      {"t.yaml:1:1: unknown key 'leese'; did you mean 'lease'?",
       "t.yaml:4:5: unknown key 'pool'; did you mean 'pools'?",
-      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping, admission, primary"}},
+      "t.yaml:5:5: unknown key 'frobnicate' in 'subnets'; valid keys: subnet, pools, relays, options, lease, reservations, interfaces, offer-ping, admission, primary, ddns"}},
     {"WrongTypesSayWhatWasExpected",
      R"(server: [lab0]
 store: {type: [sqlite]}

@@ -60,13 +60,15 @@ TEST(CounterTable, EveryEmitterShowsEveryRow) {
                       &given.view_sync_failures, &given.view_records_learned, &given.dropped_view_stale,
                       &given.dropped_clock_skew, &given.admitted, &given.chaddr_mismatch, &given.discover_shed,
                       &given.frames_unseen, &given.answered_from_durable, &given.reboots_answered_from_durable,
-                      &given.store_reopened, &given.commit_queue_full}) {
+                      &given.store_reopened, &given.commit_queue_full, &given.ddns_adds, &given.ddns_removals,
+                      &given.ddns_conflicts, &given.ddns_pending, &given.ddns_messages_sent}) {
     *field = next++;
   }
   for (auto& refused : given.admission_refused) refused = next++;
   given.clock_offset_seconds = -2.5;
   given.store_failures_by_reason = {{"full", next++}, {"read-only", next++}};
   given.checkpoint_failures_by_reason = {{"io", next++}};
+  given.ddns_failed_by_cause = {{"timeout", next++}, {"unexpected-rcode", next++}};
   daemon.counters_given = given;
 
   Metrics metrics;

@@ -111,6 +111,37 @@ TEST(LeaseCommands, UpdateKeepsTheStoredClasses) {
   EXPECT_EQ(got["arguments"]["classes"], (Json{"lab", "port-3"}));
 }
 
+// Kea's fqdn-fwd / fqdn-rev: the hostname's records are in DNS already; the lease takes them
+// over (dns-state done, removed when it ends). An update that names none keeps them.
+TEST(LeaseCommands, AddTakesOverTheNameInDnsAndUpdateKeepsIt) {
+  FakeDaemon daemon;
+  const auto ask = [&](const std::string& command, const std::string& arguments) {
+    return daemon.ask(R"({"command": ")" + command + R"(", "arguments": {"ip-address": "198.18.0.150", )" +
+                      arguments + "}}");
+  };
+  EXPECT_EQ(ask("lease4-add", R"("hw-address": "02:00:00:00:00:01", "fqdn-fwd": true)")["result"], kError)
+      << "a name's records need the name";
+  EXPECT_EQ(ask("lease4-add", R"("hw-address": "02:00:00:00:00:01", "hostname": "a b", "fqdn-fwd": true)")["result"],
+            kError);
+  const auto added = ask("lease4-add", R"("hw-address": "02:00:00:00:00:01", "hostname": "printer.lab.test.",
+                                          "fqdn-fwd": true, "fqdn-rev": false)");
+  ASSERT_EQ(added["result"], kSuccess) << added;
+  auto got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": "198.18.0.150"}})")["arguments"];
+  EXPECT_EQ(got["fqdn"], "printer.lab.test");
+  EXPECT_EQ(got["fqdn-fwd"], true);
+  EXPECT_EQ(got["fqdn-rev"], false);
+  EXPECT_EQ(got["dns-state"], "done");
+  ASSERT_EQ(ask("lease4-update", R"("hw-address": "02:00:00:00:00:01", "valid-lft": 600)")["result"], kSuccess);
+  got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": "198.18.0.150"}})")["arguments"];
+  EXPECT_EQ(got["fqdn"], "printer.lab.test");
+  EXPECT_EQ(got["dns-state"], "done");
+  ASSERT_EQ(ask("lease4-update", R"("hw-address": "02:00:00:00:00:01", "fqdn-fwd": false, "fqdn-rev": false)")["result"],
+            kSuccess);
+  got = daemon.ask(R"({"command": "lease4-get", "arguments": {"ip-address": "198.18.0.150"}})")["arguments"];
+  EXPECT_EQ(got["fqdn"], "");
+  EXPECT_EQ(got["dns-state"], "none");
+}
+
 TEST(LeaseCommands, ChangesThatBreakAnInvariantAreRefused) {
   FakeDaemon daemon;
   ASSERT_EQ(daemon.ask(add("198.18.0.150", "02:00:00:00:00:01"))["result"], kSuccess);

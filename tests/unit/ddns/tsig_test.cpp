@@ -162,7 +162,7 @@ TEST(KeyFile, ErrorsNameTheFileAndLine) {
   EXPECT_EQ(error("key \"k\" { algorithm hmac-sha256; };"), "/etc/landlord/ddns.key:1: key 'k.' has no secret");
   EXPECT_EQ(error(""), "/etc/landlord/ddns.key:1: no key statement");
   EXPECT_EQ(error("options { };"), "/etc/landlord/ddns.key:1: expected a key statement, found 'options'");
-  EXPECT_EQ(error("key \"k\" { secret \"AA==\" }"), "/etc/landlord/ddns.key:1: expected ';' after secret");
+  EXPECT_EQ(error("key \"k\" { secret \"AA==\" }"), "/etc/landlord/ddns.key:1: expected ';' after 'secret'");
   EXPECT_EQ(error("key \"k\" {\n/* open"), "/etc/landlord/ddns.key:2: unterminated comment");
 }
 

@@ -100,7 +100,69 @@ TEST(DnsNames, ARenewalWithoutANameKeepsTheLeasesName) {
   const Outcome renewal = harness.renew(4, address);
   ASSERT_EQ(reply_type(renewal), MessageType::Ack);
   EXPECT_EQ(record_of(renewal).fqdn, "delta.lab.test");
-  EXPECT_EQ(record_of(renewal).dns_state, lease::DnsState::Pending) << "a renewal restores deleted records";
+  EXPECT_EQ(record_of(renewal).dns_state, lease::DnsState::Pending) << "the add is not settled yet";
+}
+
+// The updater's verdict goes into the record (same token); a renewal of a settled name sends
+// nothing again, a failed one is tried again.
+TEST(DnsNames, TheSettledStateIsWrittenAndARenewalKeepsIt) {
+  Harness harness{load_yaml(kDdns)};
+  const Outcome ack = dora_with(harness, 4, {{option::kHostname, text_bytes("delta")}});
+  const Ipv4 address = ack.reply->message.yiaddr;
+  const Outcome done = harness.engine.dns_settled(address, "delta.lab.test", true, lease::DnsState::Done);
+  ASSERT_EQ(done.mutations.size(), 1u);
+  EXPECT_EQ(done.event.kind, EventKind::Dns);
+  EXPECT_EQ(done.mutations[0].dns_state, lease::DnsState::Done);
+  EXPECT_EQ(done.mutations[0].fencing_token, record_of(ack).fencing_token);
+  EXPECT_EQ(done.mutations[0].state, lease::LeaseState::Bound);
+  EXPECT_EQ(harness.engine.find(address)->dns_state, lease::DnsState::Done);
+  EXPECT_TRUE(harness.engine.dns_settled(address, "delta.lab.test", true, lease::DnsState::Done).mutations.empty())
+      << "settled once";
+
+  EXPECT_EQ(record_of(harness.renew(4, address)).dns_state, lease::DnsState::Done);
+  // A renewal under another name is new work.
+  auto renewal = client_message(MessageType::Request, 4);
+  renewal.ciaddr = address;
+  renewal.options.set(option::kHostname, text_bytes("epsilon"));
+  const Outcome renamed = harness.send(renewal, local_unicast(address));
+  ASSERT_EQ(reply_type(renamed), MessageType::Ack);
+  EXPECT_EQ(record_of(renamed).fqdn, "epsilon.lab.test");
+  EXPECT_EQ(record_of(renamed).dns_state, lease::DnsState::Pending);
+  EXPECT_TRUE(harness.engine.dns_settled(address, "delta.lab.test", true, lease::DnsState::Done).mutations.empty())
+      << "the old name's late answer does not settle the new name";
+  ASSERT_EQ(harness.engine.dns_settled(address, "epsilon.lab.test", true, lease::DnsState::Failed).mutations.size(), 1u);
+  EXPECT_EQ(record_of(harness.renew(4, address)).dns_state, lease::DnsState::Pending) << "failed: tried again";
+}
+
+// A lease that ends takes its name out: the record keeps the name, pending, until the removal
+// settles; an add's late answer does not settle a removal.
+TEST(DnsNames, AnEndedLeasesNameWaitsForItsRemoval) {
+  Harness harness{load_yaml(kDdns)};
+  const Outcome ack = dora_with(harness, 7, {{option::kHostname, text_bytes("zeta")}});
+  const Ipv4 address = ack.reply->message.yiaddr;
+  ASSERT_EQ(harness.engine.dns_settled(address, "zeta.lab.test", true, lease::DnsState::Done).mutations.size(), 1u);
+  const Outcome released = harness.release(7, address);
+  ASSERT_EQ(released.mutations.size(), 1u);
+  EXPECT_EQ(released.mutations[0].fqdn, "zeta.lab.test");
+  EXPECT_EQ(released.mutations[0].dns_state, lease::DnsState::Pending);
+  EXPECT_TRUE(harness.engine.dns_settled(address, "zeta.lab.test", true, lease::DnsState::Done).mutations.empty());
+  const Outcome removed = harness.engine.dns_settled(address, "zeta.lab.test", false, lease::DnsState::Done);
+  ASSERT_EQ(removed.mutations.size(), 1u);
+  EXPECT_EQ(removed.mutations[0].state, lease::LeaseState::Released);
+  EXPECT_EQ(removed.mutations[0].dns_state, lease::DnsState::Done);
+
+  // Expiry: the same.
+  const Outcome second = dora_with(harness, 8, {{option::kHostname, text_bytes("eta")}});
+  const Ipv4 other = second.reply->message.yiaddr;
+  ASSERT_EQ(harness.engine.dns_settled(other, "eta.lab.test", true, lease::DnsState::Done).mutations.size(), 1u);
+  bool expired = false;
+  for (const lease::Lease& record : harness.advance(std::chrono::hours{48})) {
+    if (record.address != other) continue;
+    expired = true;
+    EXPECT_EQ(record.state, lease::LeaseState::Expired);
+    EXPECT_EQ(record.dns_state, lease::DnsState::Pending);
+  }
+  EXPECT_TRUE(expired);
 }
 
 TEST(DnsNames, AnUnusableNameIsNotKept) {

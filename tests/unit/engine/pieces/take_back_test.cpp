@@ -87,6 +87,27 @@ TEST_F(TakeBackTest, AnOperatorsGrantFollowsTheHolder) {
   EXPECT_EQ(admin_grant(ledger, topology, request, false, kStart).error().kind, AdminRefusal::Kind::Conflict);
 }
 
+TEST_F(TakeBackTest, AnOperatorsUpdateKeepsTheNameInDnsAndTheRelaysOption82) {
+  Lease held = write(LeaseState::Bound);
+  held.fqdn = "one.example.test";
+  held.dns_sides = lease::DnsSides{true, true};
+  held.dns_state = lease::DnsState::Done;
+  held.relay_agent_info = std::string{"\x01\x02\x00\x07", 4};
+  ledger.write(held, Token::Kept);
+  AdminLease request;
+  request.address = kAddress;
+  request.hardware = mac(1);
+  request.hostname = "renamed-by-operator";
+  const AdminResult updated = admin_grant(ledger, topology, request, true, kStart + std::chrono::minutes{5});
+  ASSERT_TRUE(updated.has_value()) << updated.error().reason;
+  const Lease& record = updated->mutations.at(0);
+  EXPECT_EQ(record.hostname, "renamed-by-operator");
+  EXPECT_EQ(record.fqdn, "one.example.test");  // the records in DNS are still this name's
+  EXPECT_EQ(record.dns_sides, (lease::DnsSides{true, true}));
+  EXPECT_EQ(record.dns_state, lease::DnsState::Done);
+  EXPECT_EQ(record.relay_agent_info, held.relay_agent_info);
+}
+
 TEST_F(TakeBackTest, ARefusedGrantLeavesTheAddressHeldForNobodyWithItsToken) {
   const Lease granted = write(LeaseState::Bound);
   Lease written = granted;
