@@ -118,7 +118,10 @@ wait_sim "$WORK/sim.json" "$WORK/sim.log"
 dump_leases "$STANDBY" >"$WORK/at-end.tsv"
 
 counters() {  # a|b
-  peers_lab_counters "$1" | grep -oE 'store_failures=[0-9]+ dropped_store_down=[0-9]+'
+  # The pairs stand in the counter table's order, not side by side: each taken by its name.
+  local line
+  line=$(peers_lab_counters "$1")
+  echo "$(grep -oE 'store_failures=[0-9]+' <<<"$line") $(grep -oE 'dropped_store_down=[0-9]+' <<<"$line")"
 }
 counters_a=$(counters a)
 counters_b=$(counters b)
