@@ -250,7 +250,9 @@ void DnsUpdates::complete(const ddns::Completion& completion) {
   const bool adding = completion.operation == ddns::Operation::kAdd;
   bool conflict = false;
   for (const auto side : {completion.forward, completion.reverse}) {
-    if (side == ddns::RecordStatus::kConflict) ++counters_.conflicts, conflict = true;
+    if (side != ddns::RecordStatus::kConflict) continue;
+    ++counters_.conflicts;
+    conflict = true;
   }
   if (settled_) {
     const lease::DnsState result = completion.cause != ddns::Cause::kNone ? lease::DnsState::Failed
